@@ -1,0 +1,1 @@
+"""Datasets and formats, meta-evaluation statistics, runners, MLflow tracking."""

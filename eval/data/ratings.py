@@ -1,0 +1,82 @@
+"""MQM rating files with error spans: ``SYSTEM\\t{"errors": [...]}`` or ``SYSTEM\\tNone``.
+
+Offsets are character offsets into the system output line (``start`` inclusive, ``end`` exclusive).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tribunal.eval.data.errors import DataFormatError
+from tribunal.eval.data.text_files import read_lines
+
+SEVERITIES = frozenset({"minor", "major", "critical", "neutral"})
+_FIELDS = ("start", "end", "category", "severity")
+
+
+@dataclass(frozen=True)
+class ErrorSpan:
+    """One annotated MQM error."""
+
+    start: int
+    end: int
+    category: str
+    severity: str
+    score: float | None = None
+    is_source_error: bool = False
+
+
+Rating = tuple[ErrorSpan, ...] | None
+"""The errors of one rated cell, or None where the cell is unrated."""
+
+
+def _parse_error(path: Path, number: int, raw: object) -> ErrorSpan:
+    if not isinstance(raw, dict) or any(k not in raw for k in _FIELDS):
+        raise DataFormatError(path, number, f"an error needs the fields {', '.join(_FIELDS)}")
+    severity = str(raw["severity"]).lower()
+    if severity not in SEVERITIES:
+        raise DataFormatError(
+            path, number, f"unknown severity {raw['severity']!r} (expected one of {sorted(SEVERITIES)})"
+        )
+    start, end = raw["start"], raw["end"]
+    if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end:
+        raise DataFormatError(path, number, f"bad span offsets start={start!r} end={end!r}")
+    score = raw.get("score")
+    return ErrorSpan(
+        start=start,
+        end=end,
+        category=str(raw["category"]),
+        severity=severity,
+        score=None if score is None else float(score),
+        is_source_error=bool(raw.get("is_source_error", False)),
+    )
+
+
+def read_ratings(path: str | Path, n_segments: int | None = None) -> dict[str, list[Rating]]:
+    """Read a rating file into ``{system: [Rating per segment]}``."""
+    path = Path(path)
+    ratings: dict[str, list[Rating]] = {}
+    for number, line in enumerate(read_lines(path), 1):
+        system, sep, payload = line.partition("\t")
+        if not sep or "\t" in payload:
+            raise DataFormatError(path, number, "expected 2 tab-separated columns (SYSTEM, rating)")
+        block = ratings.setdefault(system, [])
+        if payload == "None":
+            block.append(None)
+            continue
+        try:
+            data = json.loads(payload)
+        except json.JSONDecodeError as err:
+            raise DataFormatError(path, number, f"rating is not JSON: {err.msg}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("errors"), list):
+            raise DataFormatError(path, number, 'rating must be an object with an "errors" list')
+        block.append(tuple(_parse_error(path, number, e) for e in data["errors"]))
+    if n_segments is not None:
+        for system, block in ratings.items():
+            if len(block) != n_segments:
+                raise DataFormatError(
+                    path, None, f"system {system!r} has {len(block)} lines but the source has {n_segments}"
+                )
+    return ratings

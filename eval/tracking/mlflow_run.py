@@ -1,0 +1,158 @@
+"""MLflow tracking through one small interface: a run logger, or a no-op one with ``--no-track``.
+
+Uses ``MlflowClient`` with explicit run ids (no global fluent state), so nested runs and worker
+threads are safe. Everything logged passes through :mod:`secrets` redaction first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from tribunal.eval.tracking.secrets import redact, redact_text
+
+DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
+_PARAM_LIMIT = 6000
+
+
+class TrackingSettings(BaseModel):
+    """Where runs go. ``uri=None`` means a SQLite store in the working directory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    uri: str | None = None
+    experiment: str = "tribunal"
+
+    @property
+    def resolved_uri(self) -> str:
+        return self.uri or DEFAULT_TRACKING_URI
+
+    def ui_command(self) -> str:
+        """The command that shows these runs in the MLflow UI."""
+        return f"mlflow ui --backend-store-uri {self.resolved_uri}"
+
+
+class NullRun:
+    """Stands in for a run when tracking is off; every call is a no-op."""
+
+    run_id: str | None = None
+
+    def log_params(self, params: Mapping[str, Any]) -> None: ...
+    def set_tags(self, tags: Mapping[str, Any]) -> None: ...
+    def log_metrics(self, metrics: Mapping[str, float | None], step: int | None = None) -> None: ...
+    def log_table(self, table: Any, artifact_file: str) -> None: ...
+    def log_text(self, text: str, artifact_file: str) -> None: ...
+    def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None: ...
+    def log_figure(self, figure: Any, artifact_file: str) -> None: ...
+
+    @contextlib.contextmanager
+    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["NullRun"]:
+        yield self
+
+
+class Run(NullRun):
+    """One MLflow run addressed by id."""
+
+    def __init__(self, client: Any, run_id: str, experiment_id: str):
+        self.client, self.run_id, self.experiment_id = client, run_id, experiment_id
+
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        from mlflow.entities import Param
+
+        items = [Param(str(k), str(v)[:_PARAM_LIMIT]) for k, v in redact(dict(params)).items() if v is not None]
+        for start in range(0, len(items), 100):
+            self.client.log_batch(self.run_id, params=items[start:start + 100])
+
+    def set_tags(self, tags: Mapping[str, Any]) -> None:
+        from mlflow.entities import RunTag
+
+        self.client.log_batch(self.run_id, tags=[RunTag(str(k), str(v)) for k, v in redact(dict(tags)).items()])
+
+    def log_metrics(self, metrics: Mapping[str, float | None], step: int | None = None) -> None:
+        from mlflow.entities import Metric
+
+        now = int(time.time() * 1000)
+        items = [
+            Metric(str(k), float(v), now, step or 0)
+            for k, v in metrics.items()
+            if v is not None and not math.isnan(float(v))
+        ]
+        for start in range(0, len(items), 1000):
+            self.client.log_batch(self.run_id, metrics=items[start:start + 1000])
+
+    def log_table(self, table: Any, artifact_file: str) -> None:
+        self.client.log_table(self.run_id, data=table, artifact_file=artifact_file)
+
+    def log_text(self, text: str, artifact_file: str) -> None:
+        self.client.log_text(self.run_id, redact_text(text), artifact_file)
+
+    def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
+        self.client.log_artifact(self.run_id, str(path), artifact_path)
+
+    def log_figure(self, figure: Any, artifact_file: str) -> None:
+        self.client.log_figure(self.run_id, figure, artifact_file)
+
+    @contextlib.contextmanager
+    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["Run"]:
+        """A nested run under this one (sweeps: one child per configuration)."""
+        with _open_run(self.client, self.experiment_id, name, params, parent=self.run_id) as run:
+            yield run
+
+
+@contextlib.contextmanager
+def _open_run(client: Any, experiment_id: str, name: str, params: Mapping[str, Any] | None,
+              parent: str | None = None, tags: Mapping[str, Any] | None = None) -> Iterator[Run]:
+    run_tags = dict(redact(dict(tags or {})))
+    if parent:
+        run_tags["mlflow.parentRunId"] = parent
+    created = client.create_run(experiment_id, run_name=name, tags=run_tags)
+    run = Run(client, created.info.run_id, experiment_id)
+    if params:
+        run.log_params(params)
+    try:
+        yield run
+    except BaseException:
+        client.set_terminated(run.run_id, "FAILED")
+        raise
+    client.set_terminated(run.run_id, "FINISHED")
+
+
+def mlflow_client(settings: TrackingSettings) -> Any:
+    """An MlflowClient for the settings' store (imported lazily: mlflow is slow to import)."""
+    for noisy in ("alembic", "mlflow.store.db.utils", "mlflow.tracking", "mlflow.store"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    from mlflow.tracking import MlflowClient
+
+    return MlflowClient(tracking_uri=settings.resolved_uri)
+
+
+def experiment_id(client: Any, name: str) -> str:
+    found = client.get_experiment_by_name(name)
+    return found.experiment_id if found else client.create_experiment(name)
+
+
+@contextlib.contextmanager
+def tracked_run(
+    settings: TrackingSettings,
+    name: str,
+    params: Mapping[str, Any] | None = None,
+    tags: Mapping[str, Any] | None = None,
+    signature: str | None = None,
+) -> Iterator[NullRun]:
+    """Open a top-level run (or a no-op one when tracking is disabled)."""
+    if not settings.enabled:
+        yield NullRun()
+        return
+    client = mlflow_client(settings)
+    run_tags = dict(tags or {})
+    if signature:
+        run_tags["tribunal.signature"] = signature
+    with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags) as run:
+        yield run

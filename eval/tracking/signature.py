@@ -1,0 +1,44 @@
+"""Reproducibility signatures in the style of sacrebleu: one string that pins every setting.
+
+    prog:mmad|strategy:consensus|rounds:3|lm:openai/gpt-4o|data:wmt23/zh-en@3f2a9c1b|v:0.1.0
+
+Field order is the caller's; values are sanitised so ``|`` and ``:`` stay separators.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from tribunal import __version__
+
+
+def _clean(value: object) -> str:
+    text = ",".join(map(str, value)) if isinstance(value, (list, tuple, set, frozenset)) else str(value)
+    return text.replace("|", "/").replace("\n", " ")
+
+
+def signature(fields: Mapping[str, object]) -> str:
+    """Join ``key:value`` pairs with ``|`` and append the tribunal version as ``v:``."""
+    parts = [f"{key}:{_clean(value)}" for key, value in fields.items() if value is not None]
+    return "|".join(parts + [f"v:{__version__}"])
+
+
+def files_hash(paths: Iterable[str | Path], root: str | Path | None = None, length: int = 12) -> str:
+    """A short sha256 over the names (relative to ``root``) and contents of ``paths``.
+
+    The order of ``paths`` does not matter; renaming or editing any file changes the hash.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(Path(p) for p in paths):
+        name = path.relative_to(root) if root is not None else path.name
+        digest.update(str(name).encode() + b"\0")
+        with path.open("rb") as handle:
+            digest.update(hashlib.file_digest(handle, "sha256").digest())
+    return digest.hexdigest()[:length]
+
+
+def text_hash(text: str, length: int = 12) -> str:
+    """A short sha256 of a string (for in-memory data slices)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:length]

@@ -1,0 +1,1 @@
+"""Tuning judges against human labels; metrics for optimizers; export and load."""

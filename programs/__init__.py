@@ -1,0 +1,1 @@
+"""DSPy modules composed from signatures: M-MAD, baselines, equivalence judges."""

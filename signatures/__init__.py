@@ -1,0 +1,1 @@
+"""DSPy signatures: one concept each, docstring = instruction, typed outputs."""

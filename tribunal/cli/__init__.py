@@ -1,0 +1,45 @@
+"""The ``tribunal`` command line. Sub-commands import their heavy libraries lazily."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from tribunal.cli.errors import UserError, report_error
+
+# (name, module, help): each module defines a Typer ``app``.
+SUBCOMMANDS = [
+    ("mt", "tribunal.cli.mt", "Machine-translation judges and WMT23 meta-evaluation."),
+    ("data", "tribunal.cli.data", "Fetch and check data sets."),
+]
+
+app = typer.Typer(
+    name="tribunal",
+    help="LLM judges as DSPy programs: M-MAD MT judges, equivalence judges, exact meta-evaluation, MLflow tracking.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+for _name, _module, _help in SUBCOMMANDS:
+    app.add_typer(importlib.import_module(_module).app, name=_name, help=_help)
+
+importlib.import_module("tribunal.cli.demo").register(app)
+
+
+def main() -> None:
+    """Console entry point: user errors become one line on stderr and exit status 2."""
+    try:
+        app()
+    except UserError as err:
+        report_error(err)
+        sys.exit(2)
+    except Exception as err:  # a DataFormatError or another input problem raised deep inside
+        from tribunal.eval.data.errors import DataFormatError
+
+        if isinstance(err, DataFormatError):
+            report_error(err)
+            sys.exit(2)
+        raise

@@ -1,0 +1,66 @@
+"""``tribunal mt ...``: meta-evaluation and metric comparison on WMT23-style data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from tribunal.cli.console import console as make_console
+from tribunal.cli.common import Experiment, NoTrack, TrackingUri, resolve_wmt23, tracking_settings
+
+app = typer.Typer(no_args_is_help=True)
+
+DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
+
+
+@app.command("meta-eval")
+def meta_eval(
+    data: Optional[Path] = DataOption,
+    metric: Optional[List[str]] = typer.Option(None, "--metric", help="Base metric name, e.g. COMET (repeatable; default: all)."),
+    lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write the table as TSV here."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+    experiment: str = Experiment,
+) -> None:
+    """The WMT23 primary table: pooled system accuracy, Pearson and acc-t per language pair."""
+    from tribunal.eval.meta.meta_eval_job import run_meta_eval
+    from tribunal.eval.meta.report import rich_table, write_tsv
+
+    settings = tracking_settings(tracking_uri, no_track, experiment)
+    result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings)
+    console, errors = make_console(), make_console(stderr=True)
+    console.print(rich_table(result.table, "WMT23 meta-evaluation (Pearson columns: raw r)"))
+    for problem in result.problems():
+        errors.print(f"[yellow]not scored:[/yellow] {problem}")
+    if output:
+        write_tsv(result.table, output)
+        console.print(f"table written to {output}")
+    console.print(f"signature: {result.signature}")
+    if result.run_id:
+        console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
+
+
+@app.command("compare")
+def compare(
+    metric_a: str = typer.Argument(..., help="First base metric name."),
+    metric_b: str = typer.Argument(..., help="Second base metric name."),
+    data: Optional[Path] = DataOption,
+    lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
+    samples: int = typer.Option(1000, "--samples", min=10, help="Permutation / bootstrap resamples."),
+    seed: int = typer.Option(1234, "--seed", help="Random seed (results are reproducible)."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+    experiment: str = Experiment,
+) -> None:
+    """Paired significance test of A against B on every WMT23 task."""
+    from tribunal.eval.meta.compare_job import run_compare
+    from tribunal.eval.meta.report import rich_table
+
+    settings = tracking_settings(tracking_uri, no_track, experiment)
+    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings)
+    console = make_console()
+    console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
+    console.print(f"signature: {result.signature}")
