@@ -1,0 +1,68 @@
+"""Language-model settings and construction; secrets come only from the environment.
+
+A role (dimension agent, debater, judge, ...) may run on its own LM: ``--role-lm judge=MODEL``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class LMSettings(BaseModel):
+    """How to reach one LM. The API key is never a field: only the name of its env variable."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = Field(
+        None, description="Environment variable holding the API key (default: the provider's usual one)."
+    )
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    num_retries: int = 5
+    timeout: float | None = 120.0
+    cache: bool = True
+    engine: Literal["auto", "litellm", "lm15"] = "auto"
+
+    def public(self) -> dict[str, Any]:
+        """What may be logged: everything here (no secret is a field)."""
+        return self.model_dump()
+
+
+def build_lm(settings: LMSettings, engine: Any = None):
+    """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
+    import dspy
+
+    kwargs: dict[str, Any] = dict(
+        temperature=settings.temperature,
+        max_tokens=settings.max_tokens,
+        num_retries=settings.num_retries,
+        cache=settings.cache,
+    )
+    if engine is not None:
+        return dspy.LM(settings.model, engine=engine, **kwargs)
+    if settings.api_base:
+        kwargs["api_base"] = settings.api_base
+    if settings.timeout:
+        kwargs["timeout"] = settings.timeout
+    if settings.api_key_env:
+        key = os.environ.get(settings.api_key_env)
+        if not key:
+            raise ValueError(f"environment variable {settings.api_key_env} (the API key) is not set")
+        kwargs["api_key"] = key
+    return dspy.LM(settings.model, engine=settings.engine, **kwargs)
+
+
+def parse_role_lms(values: list[str] | None) -> dict[str, str]:
+    """``["judge=openai/gpt-4o"]`` -> ``{"judge": "openai/gpt-4o"}``; a clear error otherwise."""
+    roles: dict[str, str] = {}
+    for value in values or []:
+        role, sep, model = value.partition("=")
+        if not sep or not role.strip() or not model.strip():
+            raise ValueError(f"--role-lm {value!r}: expected ROLE=MODEL")
+        roles[role.strip()] = model.strip()
+    return roles
