@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tribunal.errors import TribunalError
 
-class DataFormatError(ValueError):
+
+class DataFormatError(TribunalError, ValueError):
     """A malformed input file. ``str(err)`` is a one-line ``path:line: message``."""
 
     def __init__(self, path: str | Path, line: int | None, message: str):

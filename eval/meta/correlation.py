@@ -26,16 +26,21 @@ def pearson(gold: np.ndarray, metric: np.ndarray) -> float:
     return float(np.corrcoef(gold[keep], metric[keep])[0, 1])
 
 
-def pairwise_agreement(gold: np.ndarray, metric: np.ndarray) -> tuple[int, int]:
-    """System-level pairwise agreement: (pairs ordered alike, all pairs).
-
-    A pair agrees when ``sign(gold_i - gold_j) == sign(metric_i - metric_j)``, ties included.
-    Divide the sums over language pairs to get the pooled accuracy of WMT23 task 1.
-    """
+def agreement_indicators(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """For every pair of systems, whether ``sign(gold_i - gold_j) == sign(metric_i - metric_j)``."""
     gold, metric = np.asarray(gold, float), np.asarray(metric, float)
     i, j = np.triu_indices(len(gold), k=1)
-    agree = np.sign(gold[i] - gold[j]) == np.sign(metric[i] - metric[j])
-    return int(agree.sum()), len(i)
+    return np.sign(gold[i] - gold[j]) == np.sign(metric[i] - metric[j])
+
+
+def pairwise_agreement(gold: np.ndarray, metric: np.ndarray) -> tuple[int, int]:
+    """System-level pairwise agreement: (pairs ordered alike, all pairs), ties included.
+
+    Divide the sums over language pairs to get the pooled accuracy of WMT23 task 1
+    (Kocmi et al., 2021).
+    """
+    agree = agreement_indicators(gold, metric)
+    return int(agree.sum()), len(agree)
 
 
 @dataclass(frozen=True)

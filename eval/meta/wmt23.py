@@ -62,35 +62,56 @@ class GoldMatrices:
         return cls(systems, sys, seg)
 
 
+@dataclass
+class AlignedMetric:
+    """A metric's scores aligned to the gold matrices; None where they could not be aligned."""
+
+    sys: np.ndarray | None
+    seg: np.ndarray | None
+    problems: list[str]
+
+
+def align_metric(
+    gold: GoldMatrices, metric_sys: dict[str, float] | None, metric_seg: dict[str, np.ndarray] | None
+) -> AlignedMetric:
+    """Align system and segment scores to the gold systems; a missing system or rated cell is a problem."""
+    aligned = AlignedMetric(None, None, [])
+    if metric_sys is None:
+        aligned.problems.append("no .sys.score file")
+    else:
+        missing = [s for s in gold.systems if np.isnan(metric_sys.get(s, np.nan))]
+        if missing:
+            aligned.problems.append(f"no system score for {', '.join(missing)}")
+        else:
+            aligned.sys = np.array([metric_sys[s] for s in gold.systems])
+    if metric_seg is None:
+        aligned.problems.append("no .seg.score file")
+        return aligned
+    missing = [s for s in gold.systems if s not in metric_seg]
+    if missing:
+        aligned.problems.append(f"no segment scores for {', '.join(missing)}")
+        return aligned
+    seg = np.stack([metric_seg[s] for s in gold.systems], axis=1)
+    holes = int((~np.isnan(gold.seg) & np.isnan(seg)).sum())
+    if holes:
+        aligned.problems.append(f"{holes} rated segment(s) without a metric score")
+    else:
+        aligned.seg = seg
+    return aligned
+
+
 def evaluate_metric_lp(
     gold: GoldMatrices, metric_sys: dict[str, float] | None, metric_seg: dict[str, np.ndarray] | None
 ) -> LpResult:
     """Compute one metric's per-LP tasks; missing systems or rated cells make them NaN."""
-    result = LpResult()
-    if metric_sys is None:
-        result.problems.append("no .sys.score file")
-    else:
-        missing = [s for s in gold.systems if np.isnan(metric_sys.get(s, np.nan))]
-        if missing:
-            result.problems.append(f"no system score for {', '.join(missing)}")
-        else:
-            scores = np.array([metric_sys[s] for s in gold.systems])
-            result.sys_pearson = pearson(gold.sys, scores)
-            result.agree, result.pairs = pairwise_agreement(gold.sys, scores)
-    if metric_seg is None:
-        result.problems.append("no .seg.score file")
-        return result
-    missing = [s for s in gold.systems if s not in metric_seg]
-    if missing:
-        result.problems.append(f"no segment scores for {', '.join(missing)}")
-        return result
-    seg = np.stack([metric_seg[s] for s in gold.systems], axis=1)
-    holes = int((~np.isnan(gold.seg) & np.isnan(seg)).sum())
-    if holes:
-        result.problems.append(f"{holes} rated segment(s) without a metric score")
-        return result
-    result.seg_pearson = pearson(gold.seg, seg)
-    result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(within_item_pairs(gold.seg, seg))
+    aligned = align_metric(gold, metric_sys, metric_seg)
+    result = LpResult(problems=aligned.problems)
+    if aligned.sys is not None:
+        result.sys_pearson = pearson(gold.sys, aligned.sys)
+        result.agree, result.pairs = pairwise_agreement(gold.sys, aligned.sys)
+    if aligned.seg is not None:
+        result.seg_pearson = pearson(gold.seg, aligned.seg)
+        result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(within_item_pairs(gold.seg, aligned.seg))
     return result
 
 

@@ -133,9 +133,21 @@ def mlflow_client(settings: TrackingSettings) -> Any:
     return MlflowClient(tracking_uri=settings.resolved_uri)
 
 
+def artifact_root(uri: str) -> str | None:
+    """For a SQLite store, artifacts go beside the database (``mlartifacts/``), not into the cwd."""
+    if not uri.startswith("sqlite:///"):
+        return None
+    database = Path(uri[len("sqlite:///"):]).resolve()
+    return (database.parent / "mlartifacts").as_uri()
+
+
 def experiment_id(client: Any, name: str) -> str:
+    """The id of experiment ``name``, created on first use."""
     found = client.get_experiment_by_name(name)
-    return found.experiment_id if found else client.create_experiment(name)
+    if found:
+        return found.experiment_id
+    root = artifact_root(client.tracking_uri)
+    return client.create_experiment(name, artifact_location=f"{root}/{name}" if root else None)
 
 
 @contextlib.contextmanager

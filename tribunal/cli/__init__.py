@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from tribunal.cli.errors import UserError, report_error
+from tribunal.cli.errors import TribunalError, report_error
 
 # (name, module, help): each module defines a Typer ``app``.
 SUBCOMMANDS = [
@@ -33,13 +33,6 @@ def main() -> None:
     """Console entry point: user errors become one line on stderr and exit status 2."""
     try:
         app()
-    except UserError as err:
+    except TribunalError as err:
         report_error(err)
         sys.exit(2)
-    except Exception as err:  # a DataFormatError or another input problem raised deep inside
-        from tribunal.eval.data.errors import DataFormatError
-
-        if isinstance(err, DataFormatError):
-            report_error(err)
-            sys.exit(2)
-        raise

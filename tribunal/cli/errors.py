@@ -1,12 +1,12 @@
-"""User-facing errors: one line, no traceback."""
+"""User-facing errors on the command line: one line, no traceback."""
 
 from __future__ import annotations
 
 import sys
 
+from tribunal.errors import TribunalError, UserError
 
-class UserError(Exception):
-    """A problem with what the user asked for (bad option, missing data, ...)."""
+__all__ = ["TribunalError", "UserError", "report_error"]
 
 
 def report_error(err: BaseException) -> None:

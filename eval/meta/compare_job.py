@@ -1,0 +1,113 @@
+"""``tribunal mt compare A B``: paired significance of two metrics on every WMT23 task.
+
+Units per task (what gets swapped between the two metrics under the null):
+- system-level pairwise accuracy: system pairs, pooled over the language pairs;
+- system-level Pearson: systems; segment-level Pearson: rated cells (scores z-scored per metric so
+  that swapping across metrics of different scales is meaningful; Pearson is unchanged by it);
+- segment-level acc-t: within-item system pairs, scored at each metric's own tuned epsilon
+  (WMT23's ``perm_test="pairs"``); its bootstrap interval resamples items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tribunal.errors import UserError
+from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy, within_item_pairs
+from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
+from tribunal.eval.meta.report import table_to_tsv
+from tribunal.eval.meta.significance import (
+    bootstrap_interval,
+    mean_statistic,
+    pearson_statistic,
+    permutation_test,
+    rowwise_pearson,
+)
+from tribunal.eval.meta.wmt23 import AlignedMetric, GoldMatrices, align_metric
+from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
+from tribunal.eval.tracking.signature import files_hash, signature
+
+
+@dataclass
+class CompareResult:
+    table: pd.DataFrame
+    signature: str
+    run_id: str | None
+
+
+def _zscore(x: np.ndarray) -> np.ndarray:
+    return (x - x.mean()) / x.std()
+
+
+def _row(task: str, a: np.ndarray, b: np.ndarray, statistic, delta, samples: int, seed: int, n_boot: int | None = None) -> dict:
+    perm = permutation_test(a, b, statistic, samples, seed)
+    low, high = bootstrap_interval(n_boot or len(a), delta, samples, seed)
+    return {"task": task, "units": len(a), "a": perm.statistic_a, "b": perm.statistic_b,
+            "delta": perm.delta, "p_value": perm.p_value, "ci_low": low, "ci_high": high}
+
+
+def _pearson_row(task: str, gold: np.ndarray, a: np.ndarray, b: np.ndarray, samples: int, seed: int) -> dict:
+    a, b = _zscore(a), _zscore(b)
+    delta = lambda rows: rowwise_pearson(gold[rows], a[rows]) - rowwise_pearson(gold[rows], b[rows])  # noqa: E731
+    return _row(task, a, b, pearson_statistic(gold), delta, samples, seed)
+
+
+def _mean_row(task: str, a: np.ndarray, b: np.ndarray, samples: int, seed: int) -> dict:
+    return _row(task, a, b, mean_statistic(), lambda rows: a[rows].mean(-1) - b[rows].mean(-1), samples, seed)
+
+
+def _acc_t_row(lp: str, gold: GoldMatrices, a: AlignedMetric, b: AlignedMetric, samples: int, seed: int) -> dict:
+    pairs_a, pairs_b = within_item_pairs(gold.seg, a.seg), within_item_pairs(gold.seg, b.seg)
+    correct_a = pair_correct(pairs_a, tie_calibrated_accuracy(pairs_a)[1]).astype(float)
+    correct_b = pair_correct(pairs_b, tie_calibrated_accuracy(pairs_b)[1]).astype(float)
+    items = np.unique(pairs_a.row)
+    item_a = np.bincount(pairs_a.row, pairs_a.weight * correct_a)[items]
+    item_b = np.bincount(pairs_a.row, pairs_a.weight * correct_b)[items]
+    delta = lambda rows: item_a[rows].mean(-1) - item_b[rows].mean(-1)  # noqa: E731
+    statistic = mean_statistic(pairs_a.weight / pairs_a.n_rows)
+    return _row(f"{lp} seg acc-t", correct_a, correct_b, statistic, delta, samples, seed, n_boot=len(items))
+
+
+def compare_metrics(data: Path, metric_a: str, metric_b: str, lps: list[str] | None, samples: int, seed: int) -> pd.DataFrame:
+    """The comparison table: one row per task with both statistics, delta, p-value and 95% CI."""
+    pairs = load_pairs(data, lps)
+    rows, agree_a, agree_b = [], [], []
+    for lp, pair in sorted(pairs.items()):
+        gold = GoldMatrices.from_pair(pair)
+        aligned = {}
+        for name in (metric_a, metric_b):
+            full = pair.resolve_metric(name)
+            if full is None:
+                raise UserError(f"{lp}: no scores for metric {name!r}")
+            aligned[name] = align_metric(gold, pair.metric_sys(full), pair.metric_seg(full))
+            if aligned[name].problems:
+                raise UserError(f"{lp} {name}: {'; '.join(aligned[name].problems)}")
+        a, b = aligned[metric_a], aligned[metric_b]
+        agree_a.append(agreement_indicators(gold.sys, a.sys))
+        agree_b.append(agreement_indicators(gold.sys, b.sys))
+        rows.append(_pearson_row(f"{lp} sys pearson", gold.sys, a.sys, b.sys, samples, seed))
+        rated = ~np.isnan(gold.seg)
+        rows.append(_pearson_row(f"{lp} seg pearson", gold.seg[rated], a.seg[rated], b.seg[rated], samples, seed))
+        rows.append(_acc_t_row(lp, gold, a, b, samples, seed))
+    pooled_a, pooled_b = np.concatenate(agree_a).astype(float), np.concatenate(agree_b).astype(float)
+    rows.insert(0, _mean_row("sys accuracy (pooled)", pooled_a, pooled_b, samples, seed))
+    return pd.DataFrame(rows)
+
+
+def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None, samples: int, seed: int,
+                tracking: TrackingSettings) -> CompareResult:
+    """Compute the comparison and log it as one MLflow run."""
+    table = compare_metrics(data, metric_a, metric_b, lps, samples, seed)
+    pairs = load_pairs(data, lps)
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, [metric_a, metric_b]), root=data)}"
+    sig = signature({"task": "wmt23-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
+                     "samples": samples, "seed": seed, "data": data_tag})
+    params = {"a": metric_a, "b": metric_b, "samples": samples, "seed": seed, "data": str(data)}
+    with tracked_run(tracking, f"compare {metric_a} vs {metric_b}", params, {"tribunal.command": "mt compare"}, sig) as run:
+        run.log_text(table_to_tsv(table), "compare.tsv")
+        run.log_metrics({f"{r['task']}/p_value".replace(" ", "_"): r["p_value"] for r in table.to_dict("records")})
+        return CompareResult(table, sig, run.run_id)

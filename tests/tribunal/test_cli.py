@@ -1,0 +1,104 @@
+"""The command line as a user meets it: subprocesses, exit codes, files, MLflow runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tribunal.eval.meta.wmt23 import table_columns
+
+
+def tribunal(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tribunal", *args], cwd=cwd, capture_output=True, text=True,
+        env={**os.environ, **(env or {})}, timeout=300,
+    )
+
+
+def test_help_is_fast(tmp_path):
+    tribunal("--help", cwd=tmp_path)  # warm the bytecode cache
+    start = time.perf_counter()
+    result = tribunal("--help", cwd=tmp_path)
+    elapsed = time.perf_counter() - start
+    assert result.returncode == 0 and "demo" in result.stdout
+    assert elapsed < 1.0, elapsed
+
+
+def test_meta_eval_writes_tsv_and_logs_a_run(tmp_path, wmt23_root):
+    out = tmp_path / "table.tsv"
+    result = tribunal("mt", "meta-eval", "--data", str(wmt23_root), "--metric", "COMET", "--metric", "BLEU",
+                      "--output", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(out, sep="\t")
+    assert list(table.columns) == table_columns()
+    assert list(table.metric) == ["COMET", "BLEU"]
+    assert table.loc[0, "sys_acc"] == pytest.approx(0.899598, abs=1e-6)
+    assert "COMET" in result.stdout and "mlflow ui --backend-store-uri sqlite:///mlflow.db" in result.stdout
+
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
+
+    client = mlflow_client(TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db"))
+    runs = client.search_runs([client.get_experiment_by_name("tribunal").experiment_id])
+    assert len(runs) == 1
+    run = runs[0]
+    assert run.data.metrics["COMET/sys_acc"] == pytest.approx(0.899598, abs=1e-6)
+    assert run.data.tags["tribunal.signature"].startswith("task:wmt23-primary|metrics:2|data:wmt23/en-de,he-en,zh-en@")
+    assert "meta_eval.tsv" in [a.path for a in client.list_artifacts(run.info.run_id)]
+
+
+def test_meta_eval_default_data_from_env_and_no_track(tmp_path, wmt23_root):
+    result = tribunal("mt", "meta-eval", "--metric", "chrF", "--lp", "en-de", "--no-track", cwd=tmp_path,
+                      env={"TRIBUNAL_DATA": str(wmt23_root.parent)})
+    assert result.returncode == 0, result.stderr
+    assert "chrF" in result.stdout
+    assert not (tmp_path / "mlflow.db").exists()
+
+
+def test_missing_metric_is_reported_not_crashed(tmp_path, tiny_mtme):
+    (tiny_mtme / "metric-scores" / "en-de" / "M-refA.sys.score").write_text("A\t0.1\n")
+    result = tribunal("mt", "meta-eval", "--data", str(tiny_mtme), "--no-track", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "not scored: M en-de: no system score for B, C" in " ".join(result.stderr.split())
+
+
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, tiny_mtme):
+    seg = tiny_mtme / "metric-scores" / "en-de" / "M-refA.seg.score"
+    seg.write_text(seg.read_text().replace("0.4", "zero point four"))
+    out = tmp_path / "t.tsv"
+    result = tribunal("mt", "meta-eval", "--data", str(tiny_mtme), "--output", str(out), cwd=tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tribunal: error: ")
+    assert f"{seg}:5: score 'zero point four' is not a number or None" in lines[0]
+    assert "Traceback" not in result.stderr
+    assert not out.exists()
+    assert not (tmp_path / "mlflow.db").exists()
+
+
+def test_no_data_anywhere_is_a_clear_error(tmp_path):
+    env = {"TRIBUNAL_DATA": "", "HOME": str(tmp_path)}
+    result = tribunal("mt", "meta-eval", cwd=tmp_path, env=env)
+    assert result.returncode == 2
+    assert "no data: pass --data DIR, set TRIBUNAL_DATA" in result.stderr
+
+
+def test_compare_prints_significance(tmp_path, wmt23_root):
+    result = tribunal("mt", "compare", "COMET", "BLEU", "--data", str(wmt23_root), "--lp", "en-de",
+                      "--samples", "200", "--no-track", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "sys accuracy (pooled)" in result.stdout and "en-de seg acc-t" in result.stdout
+    unknown = tribunal("mt", "compare", "COMET", "NOPE", "--data", str(wmt23_root), "--no-track", cwd=tmp_path)
+    assert unknown.returncode == 2 and "no scores for metric 'NOPE'" in unknown.stderr
+
+
+def test_demo_runs_offline_and_says_where_to_look(tmp_path, wmt23_root):
+    result = tribunal("demo", cwd=tmp_path, env={"TRIBUNAL_DATA": str(wmt23_root.parent)})
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "tribunal-out" / "demo" / "wmt23_meta_eval.tsv").is_file()
+    assert "mlflow ui --backend-store-uri" in result.stdout
