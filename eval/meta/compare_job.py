@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tribunal.errors import UserError
-from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy, within_item_pairs
+from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy
 from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
 from tribunal.eval.meta.report import table_to_tsv
 from tribunal.eval.meta.significance import (
@@ -61,7 +61,7 @@ def _mean_row(task: str, a: np.ndarray, b: np.ndarray, samples: int, seed: int) 
 
 
 def _acc_t_row(lp: str, gold: GoldMatrices, a: AlignedMetric, b: AlignedMetric, samples: int, seed: int) -> dict:
-    pairs_a, pairs_b = within_item_pairs(gold.seg, a.seg), within_item_pairs(gold.seg, b.seg)
+    pairs_a, pairs_b = gold.pairs.table(a.seg), gold.pairs.table(b.seg)
     correct_a = pair_correct(pairs_a, tie_calibrated_accuracy(pairs_a)[1]).astype(float)
     correct_b = pair_correct(pairs_b, tie_calibrated_accuracy(pairs_b)[1]).astype(float)
     items = np.unique(pairs_a.row)

@@ -58,19 +58,40 @@ class PairTable:
     n_rows: int
 
 
+@dataclass(frozen=True)
+class PairIndex:
+    """Which within-item system pairs exist, from the gold matrix alone (reusable across metrics)."""
+
+    row: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    gold_diff: np.ndarray
+    weight: np.ndarray
+    n_rows: int
+
+    @classmethod
+    def build(cls, gold: np.ndarray, present: np.ndarray | None = None) -> "PairIndex":
+        """Pairs of cells that are both ``present`` (default: both gold scores are non-NaN)."""
+        gold = np.asarray(gold, float)
+        present = ~np.isnan(gold) if present is None else present
+        i, j = np.triu_indices(gold.shape[1], k=1)
+        valid = present[:, i] & present[:, j]
+        rows, pair = np.nonzero(valid)
+        per_row = valid.sum(axis=1)
+        left, right = i[pair], j[pair]
+        gold_diff = gold[rows, left] - gold[rows, right]
+        return cls(rows, left, right, gold_diff, 1.0 / per_row[rows], int((per_row > 0).sum()))
+
+    def table(self, metric: np.ndarray) -> PairTable:
+        """The pair table of a metric that has a score on every indexed cell."""
+        metric_diff = metric[self.row, self.left] - metric[self.row, self.right]
+        return PairTable(self.row, self.gold_diff, metric_diff, self.weight, self.n_rows)
+
+
 def within_item_pairs(gold: np.ndarray, metric: np.ndarray) -> PairTable:
     """Enumerate the pairs of systems rated on the same item (row); NaN cells are skipped."""
     gold, metric = np.asarray(gold, float), np.asarray(metric, float)
-    n_rows, n_cols = gold.shape
-    i, j = np.triu_indices(n_cols, k=1)
-    present = ~(np.isnan(gold) | np.isnan(metric))
-    valid = present[:, i] & present[:, j]
-    rows, pair = np.nonzero(valid)
-    per_row = valid.sum(axis=1)
-    gold_diff = gold[rows, i[pair]] - gold[rows, j[pair]]
-    metric_diff = metric[rows, i[pair]] - metric[rows, j[pair]]
-    weight = 1.0 / per_row[rows]
-    return PairTable(rows, gold_diff, metric_diff, weight, int((per_row > 0).sum()))
+    return PairIndex.build(gold, ~(np.isnan(gold) | np.isnan(metric))).table(metric)
 
 
 def pair_correct(pairs: PairTable, epsilon: float) -> np.ndarray:

@@ -17,12 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.meta.correlation import (
-    pairwise_agreement,
-    pearson,
-    tie_calibrated_accuracy,
-    within_item_pairs,
-)
+from tribunal.eval.meta.correlation import PairIndex, pairwise_agreement, pearson, tie_calibrated_accuracy
 
 TASK_SUFFIXES = ("sys_pearson", "seg_pearson", "seg_acc_t")
 WMT23_LPS = ("en-de", "he-en", "zh-en")
@@ -53,13 +48,19 @@ class GoldMatrices:
     systems: list[str]
     sys: np.ndarray
     seg: np.ndarray
+    pairs: PairIndex
 
     @classmethod
     def from_pair(cls, pair: LanguagePair) -> "GoldMatrices":
         systems = pair.scored_systems()
         sys = np.array([pair.gold_sys[s] for s in systems])
         seg = np.stack([pair.gold_seg.get(s, np.full(pair.n_segments, np.nan)) for s in systems], axis=1)
-        return cls(systems, sys, seg)
+        return cls.from_arrays(systems, sys, seg)
+
+    @classmethod
+    def from_arrays(cls, systems: list[str], sys: np.ndarray, seg: np.ndarray) -> "GoldMatrices":
+        """Gold matrices from arrays (e.g. restricted to the items a judge covered: NaN the rest)."""
+        return cls(list(systems), np.asarray(sys, float), np.asarray(seg, float), PairIndex.build(seg))
 
 
 @dataclass
@@ -111,7 +112,8 @@ def evaluate_metric_lp(
         result.agree, result.pairs = pairwise_agreement(gold.sys, aligned.sys)
     if aligned.seg is not None:
         result.seg_pearson = pearson(gold.seg, aligned.seg)
-        result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(within_item_pairs(gold.seg, aligned.seg))
+        # align_metric guarantees a metric score on every rated cell, so the gold pair index applies.
+        result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(gold.pairs.table(aligned.seg))
     return result
 
 
