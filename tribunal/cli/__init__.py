@@ -13,6 +13,7 @@ from tribunal.cli.errors import TribunalError, report_error
 SUBCOMMANDS = [
     ("mt", "tribunal.cli.mt", "Machine-translation judges and WMT23 meta-evaluation."),
     ("data", "tribunal.cli.data", "Fetch and check data sets."),
+    ("runs", "tribunal.cli.runs", "List and compare tracked runs."),
 ]
 
 app = typer.Typer(
