@@ -24,10 +24,13 @@ from tribunal.eval.data.text_files import read_documents, read_lines
 class LanguagePair:
     """One language pair of an MTME test set."""
 
-    def __init__(self, root: str | Path, lp: str, conventions: Conventions = WMT23):
+    def __init__(self, root: str | Path, lp: str, conventions: Conventions = WMT23,
+                 extra_metric_roots: tuple[str | Path, ...] = ()):
         self.root = Path(root)
         self.lp = lp
         self.conventions = conventions
+        # Folders laid out like metric-scores/ (LP/NAME-REF.*.score), searched before the test set's own.
+        self.metric_dirs = [Path(r) / lp for r in extra_metric_roots] + [self.root / "metric-scores" / lp]
         if not (self.root / "sources" / f"{lp}.txt").is_file():
             raise DataFormatError(self.root / "sources" / f"{lp}.txt", None, f"no source file for {lp}")
 
@@ -86,15 +89,19 @@ class LanguagePair:
         return read_ratings(self.root / "human-scores" / f"{self.lp}.{name}.seg.rating", self.n_segments)
 
     # --- metric scores ----------------------------------------------------------------------
-    @property
-    def metric_dir(self) -> Path:
-        return self.root / "metric-scores" / self.lp
-
     @cached_property
     def metric_names(self) -> list[str]:
         """Every ``NAME-REF`` with a segment or system score file."""
-        names = {p.name.rsplit(".", 2)[0] for p in self.metric_dir.glob("*.s[ey][gs].score")}
+        names = {p.name.rsplit(".", 2)[0] for d in self.metric_dirs for p in d.glob("*.s[ey][gs].score")}
         return sorted(names)
+
+    def metric_file(self, full_name: str, level: str) -> Path | None:
+        """The first ``NAME-REF.<level>.score`` file among the metric folders, if any."""
+        for folder in self.metric_dirs:
+            path = folder / f"{full_name}.{level}.score"
+            if path.is_file():
+                return path
+        return None
 
     def split_metric(self, full_name: str) -> tuple[str, str]:
         """``'BLEURT-20-refA'`` -> ``('BLEURT-20', 'refA')``."""
@@ -114,12 +121,12 @@ class LanguagePair:
         return sorted({b for b, r in map(self.split_metric, self.metric_names) if r in keep})
 
     def metric_seg(self, full_name: str) -> dict[str, np.ndarray] | None:
-        path = self.metric_dir / f"{full_name}.seg.score"
-        return read_seg_scores(path, self.n_segments) if path.is_file() else None
+        path = self.metric_file(full_name, "seg")
+        return read_seg_scores(path, self.n_segments) if path else None
 
     def metric_sys(self, full_name: str) -> dict[str, float] | None:
-        path = self.metric_dir / f"{full_name}.sys.score"
-        return read_sys_scores(path) if path.is_file() else None
+        path = self.metric_file(full_name, "sys")
+        return read_sys_scores(path) if path else None
 
     # --- who is scored ----------------------------------------------------------------------
     def scored_systems(self, include_human: bool | None = None) -> list[str]:

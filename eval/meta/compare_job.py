@@ -103,7 +103,7 @@ def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None,
     """Compute the comparison and log it as one MLflow run."""
     table = compare_metrics(data, metric_a, metric_b, lps, samples, seed)
     pairs = load_pairs(data, lps)
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, [metric_a, metric_b]), root=data)}"
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, [metric_a, metric_b]))}"
     sig = signature({"task": "wmt23-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
                      "samples": samples, "seed": seed, "data": data_tag})
     params = {"a": metric_a, "b": metric_b, "samples": samples, "seed": seed, "data": str(data)}

@@ -32,14 +32,17 @@ class MetaEvalResult:
         ]
 
 
-def load_pairs(data: Path, lps: list[str] | None) -> dict[str, LanguagePair]:
-    """Open the requested language pairs (all present ones by default)."""
+def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ()) -> dict[str, LanguagePair]:
+    """Open the requested language pairs (all present ones by default).
+
+    ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output).
+    """
     present = language_pairs(data)
     lps = lps or present
     unknown = [lp for lp in lps if lp not in present]
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
-    return {lp: LanguagePair(data, lp) for lp in lps}
+    return {lp: LanguagePair(data, lp, extra_metric_roots=scores) for lp in lps}
 
 
 def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]:
@@ -50,20 +53,22 @@ def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]
         for metric in metrics:
             full = pair.resolve_metric(metric)
             if full:
-                files += [p for p in (pair.metric_dir / f"{full}.seg.score", pair.metric_dir / f"{full}.sys.score") if p.is_file()]
+                files += [p for p in (pair.metric_file(full, "seg"), pair.metric_file(full, "sys")) if p]
     return files
 
 
 def run_meta_eval(
-    data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings
+    data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
+    scores: tuple[Path, ...] = (),
 ) -> MetaEvalResult:
     """Compute the WMT23 table and log it as one MLflow run."""
-    pairs = load_pairs(data, lps)
+    pairs = load_pairs(data, lps, scores)
     table, details = wmt23_table(pairs, metrics)
     names = list(details)
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names), root=data)}"
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names))}"
     sig = signature({"task": "wmt23-primary", "metrics": len(names), "data": data_tag})
-    params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names)}
+    params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names),
+              "scores": ",".join(map(str, scores))}
     with tracked_run(tracking, "meta-eval", params, {"tribunal.command": "mt meta-eval"}, sig) as run:
         for row in table.to_dict("records"):
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})

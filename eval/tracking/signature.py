@@ -26,13 +26,14 @@ def signature(fields: Mapping[str, object]) -> str:
 
 
 def files_hash(paths: Iterable[str | Path], root: str | Path | None = None, length: int = 12) -> str:
-    """A short sha256 over the names (relative to ``root``) and contents of ``paths``.
+    """A short sha256 over the names and contents of ``paths``.
 
-    The order of ``paths`` does not matter; renaming or editing any file changes the hash.
+    Names are taken relative to ``root`` when given, else the last two path parts (``en-de/X.seg.score``)
+    so that the same data hashes alike wherever it lives. The order of ``paths`` does not matter.
     """
     digest = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
-        name = path.relative_to(root) if root is not None else path.name
+        name = path.relative_to(root) if root is not None else Path(*path.parts[-2:])
         digest.update(str(name).encode() + b"\0")
         with path.open("rb") as handle:
             digest.update(hashlib.file_digest(handle, "sha256").digest())

@@ -102,3 +102,17 @@ def test_demo_runs_offline_and_says_where_to_look(tmp_path, wmt23_root):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "tribunal-out" / "demo" / "wmt23_meta_eval.tsv").is_file()
     assert "mlflow ui --backend-store-uri" in result.stdout
+
+
+def test_meta_eval_reads_a_judges_score_folder(tmp_path, tiny_mtme):
+    judge = tmp_path / "judge-out" / "metric-scores"
+    (judge / "en-de").mkdir(parents=True)
+    (judge / "en-de" / "J-src.seg.score").write_text("A\t-1\nA\t-5\nA\t0\nB\t0\nB\t-2\nB\t-1\nC\t-3\nC\t-1\nC\t0\n")
+    (judge / "en-de" / "J-src.sys.score").write_text("A\t-3\nB\t-1\nC\t-1.3\n")
+    out = tmp_path / "t.tsv"
+    result = tribunal("mt", "meta-eval", "--data", str(tiny_mtme), "--scores", str(judge), "--output", str(out),
+                      "--no-track", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    table = pd.read_csv(out, sep="\t").set_index("metric")
+    assert set(table.index) == {"J", "M"}
+    assert table.loc["J", "en-de_seg_pearson"] == pytest.approx(1.0)  # J repeats the gold scores

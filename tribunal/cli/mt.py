@@ -14,13 +14,15 @@ app = typer.Typer(no_args_is_help=True)
 
 DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
 
-
 @app.command("meta-eval")
 def meta_eval(
     data: Optional[Path] = DataOption,
     metric: Optional[List[str]] = typer.Option(None, "--metric", help="Base metric name, e.g. COMET (repeatable; default: all)."),
     lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the table as TSV here."),
+    scores: Optional[List[Path]] = typer.Option(
+        None, "--scores", help="Extra folder laid out like metric-scores/ (LP/NAME-REF.seg.score), e.g. a judge's --out."
+    ),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -30,7 +32,7 @@ def meta_eval(
     from tribunal.eval.meta.report import rich_table, write_tsv
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings)
+    result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()))
     console, errors = make_console(), make_console(stderr=True)
     console.print(rich_table(result.table, "WMT23 meta-evaluation (Pearson columns: raw r)"))
     for problem in result.problems():
@@ -41,7 +43,6 @@ def meta_eval(
     console.print(f"signature: {result.signature}")
     if result.run_id:
         console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
-
 
 @app.command("compare")
 def compare(
@@ -64,3 +65,4 @@ def compare(
     console = make_console()
     console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
     console.print(f"signature: {result.signature}")
+
