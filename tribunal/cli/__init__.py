@@ -13,6 +13,8 @@ from tribunal.cli.errors import TribunalError, report_error
 SUBCOMMANDS = [
     ("mt", "tribunal.cli.mt", "Machine-translation judges and WMT23 meta-evaluation."),
     ("data", "tribunal.cli.data", "Fetch and check data sets."),
+    ("equiv", "tribunal.cli.equiv", "Equivalence judges and their perturbation audit."),
+    ("hyp", "tribunal.cli.hyp", "Hypothesis proposer/critic workflow and run divergence."),
     ("runs", "tribunal.cli.runs", "List and compare tracked runs."),
 ]
 

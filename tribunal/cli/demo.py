@@ -37,5 +37,24 @@ def demo(
         console.print(rich_table(result.table, "WMT23 primary table"))
         write_tsv(result.table, out / "wmt23_meta_eval.tsv")
         console.print(f"table: {out / 'wmt23_meta_eval.tsv'}")
+    equiv_audit_step(console, settings, out / "equiv-audit")
     if settings.enabled:
         console.print(f"\nRuns are in {settings.resolved_uri}; browse them with:\n  {settings.ui_command()}")
+
+
+def equiv_audit_step(console, settings, out: Path) -> None:
+    """Audit the similarity rules (no LM needed) on the shipped perturbation suite."""
+    from tribunal.cli.equiv import print_audit
+    from tribunal.eval.equiv.audit_job import run_audit
+    from tribunal.eval.equiv.rules.embedding import EmbeddingRule, local_minilm_available
+    from tribunal.eval.equiv.rules.tfidf import TfidfRule
+    from tribunal.eval.equiv.suite import load_suite
+
+    console.rule("Equivalence rules: perturbation audit (TF-IDF, embeddings)")
+    rules = [TfidfRule()]
+    if local_minilm_available():
+        rules.append(EmbeddingRule())
+    else:
+        console.print("[yellow]sentence-transformers is not installed[/yellow]: running TF-IDF only "
+                      "(pip install 'tribunal[embeddings]' for the embedding rule).")
+    print_audit(console, run_audit(load_suite(), rules, 1, settings, out))

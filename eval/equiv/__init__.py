@@ -1,0 +1,1 @@
+"""Pairwise equivalence judges: hypotheses, the perturbation suite, rules and the audit."""

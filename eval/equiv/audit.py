@@ -1,0 +1,75 @@
+"""Audit statistics of one rule on the perturbation suite (pure: judgments in, numbers out).
+
+- share judged different per perturbation kind (over scored pairs; unscored are counted apart);
+- order-flip rate: share of pairs whose first as-given and first reversed votes disagree;
+- repeat consistency: share of pairs given the same verdict in every repeat (NaN with one repeat);
+- agreement with the expected label (wording kinds: same; swaps: different).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import pandas as pd
+
+from tribunal.eval.equiv.checks import PERTURBATION_KINDS
+from tribunal.eval.equiv.rules.base import Judgment
+from tribunal.eval.equiv.suite import SuitePair
+
+
+def _share(values: list[bool]) -> float:
+    return sum(values) / len(values) if values else math.nan
+
+
+def kind_shares(pairs: Sequence[SuitePair], judgments: Sequence[Judgment]) -> pd.DataFrame:
+    """One row per perturbation kind: pairs, scored, judged different, share different."""
+    rows = []
+    for kind in PERTURBATION_KINDS:
+        verdicts = [j.same for p, j in zip(pairs, judgments) if p.kind == kind]
+        scored = [v for v in verdicts if v is not None]
+        rows.append({"kind": kind, "pairs": len(verdicts), "scored": len(scored),
+                     "different": sum(not v for v in scored), "share_different": _share([not v for v in scored])})
+    return pd.DataFrame(rows)
+
+
+def order_flip_rate(judgments: Sequence[Judgment]) -> float:
+    return _share([j.order_flip for j in judgments if j.order_flip is not None])
+
+
+def repeat_consistency(repeats: Sequence[Sequence[Judgment]]) -> float:
+    """Share of pairs with one verdict across all repeats (pairs unscored in any repeat are left out)."""
+    if len(repeats) < 2:
+        return math.nan
+    verdicts = [tuple(j.same for j in per_pair) for per_pair in zip(*repeats)]
+    return _share([len(set(v)) == 1 for v in verdicts if None not in v])
+
+
+def expected_agreement(pairs: Sequence[SuitePair], judgments: Sequence[Judgment]) -> float:
+    return _share([j.same == p.expected_same for p, j in zip(pairs, judgments) if j.same is not None])
+
+
+def rule_summary(pairs: Sequence[SuitePair], repeats: Sequence[Sequence[Judgment]]) -> dict[str, float]:
+    """The scalar audit metrics of one rule (first repeat for per-pair metrics)."""
+    first = repeats[0]
+    all_judgments = [j for rep in repeats for j in rep]
+    return {
+        "order_flip_rate": order_flip_rate(first),
+        "repeat_consistency": repeat_consistency(repeats),
+        "expected_agreement": expected_agreement(pairs, first),
+        "unscored": float(sum(j.same is None for j in first)),
+        "calls": float(sum(j.calls for j in all_judgments)),
+        "calls_saved": float(sum(j.calls_saved for j in all_judgments)),
+    }
+
+
+def items_table(label: str, pairs: Sequence[SuitePair], repeats: Sequence[Sequence[Judgment]]) -> pd.DataFrame:
+    """Per-pair results of one rule, every repeat kept."""
+    rows = []
+    for r, judgments in enumerate(repeats):
+        for pair, j in zip(pairs, judgments):
+            rows.append({"rule": label, "repeat": r, "pair": pair.id, "kind": pair.kind,
+                         "expected_same": pair.expected_same, "same": j.same, "score": j.score,
+                         "order_flip": j.order_flip, "calls": j.calls, "calls_saved": j.calls_saved,
+                         "reason": j.reason or ""})
+    return pd.DataFrame(rows)

@@ -1,0 +1,129 @@
+"""``tribunal equiv audit`` as a function: judge the suite with each rule, compute, track, write.
+
+MLflow layout: one parent run ``equiv-audit`` (agreement between rules, the combined
+table) and one nested run per rule x rubric (per-kind shares, order flips, repeat
+consistency, per-pair table, threshold sweep table and plot).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import pandas as pd
+
+from tribunal.eval.equiv.agreement import agreement
+from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary
+from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
+from tribunal.eval.equiv.suite import Suite
+from tribunal.eval.equiv.sweep import sweep_figure, threshold_sweep
+from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
+from tribunal.eval.tracking.signature import signature
+
+
+@dataclass
+class RuleAudit:
+    label: str
+    params: dict
+    repeats: list[list[Judgment]]
+    shares: pd.DataFrame
+    summary: dict[str, float]
+    seconds: float
+    sweep: pd.DataFrame | None = None
+
+
+@dataclass
+class AuditResult:
+    suite: Suite
+    rules: list[RuleAudit]
+    agreement: pd.DataFrame
+    signature: str
+    run_id: str | None
+    files: list[Path] = field(default_factory=list)
+
+    def table(self) -> pd.DataFrame:
+        """Rows: rule; columns: share judged different per kind, then the scalar metrics."""
+        rows = []
+        for audit in self.rules:
+            row = {"rule": audit.label}
+            row.update(dict(zip(audit.shares["kind"], audit.shares["share_different"])))
+            row.update({k: audit.summary[k] for k in ("order_flip_rate", "repeat_consistency", "unscored")})
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+
+def audit_rule(suite: Suite, rule: EquivalenceRule, repeats: int) -> RuleAudit:
+    """Judge every suite pair ``repeats`` times with one rule."""
+    pairs = [(p.original, p.perturbed) for p in suite.pairs]
+    start = time.perf_counter()
+    judged = [rule.judge_pairs(pairs, repeat=r) for r in range(repeats)]
+    seconds = time.perf_counter() - start
+    audit = RuleAudit(rule.label, rule.params(), judged, kind_shares(suite.pairs, judged[0]),
+                      {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds)
+    if isinstance(rule, SimilarityRule):
+        audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]])
+    return audit
+
+
+def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
+    """Pairwise agreement of the rules' first-repeat verdicts over all suite pairs."""
+    rows = []
+    for a, b in itertools.combinations(audits, 2):
+        stats = agreement([j.same for j in a.repeats[0]], [j.same for j in b.repeats[0]])
+        rows.append({"rule_a": a.label, "rule_b": b.label, "items": stats.n_items, "both_scored": stats.n_both_scored,
+                     "raw": stats.raw, "kappa": stats.kappa, "alpha": stats.alpha, "note": stats.note})
+    return pd.DataFrame(rows, columns=["rule_a", "rule_b", "items", "both_scored", "raw", "kappa", "alpha", "note"])
+
+
+def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: list[Path]) -> None:
+    items = items_table(audit.label, suite.pairs, audit.repeats)
+    with parent.child(audit.label, {"rule": audit.label, **audit.params}) as run:
+        run.log_metrics({f"different/{k}": v for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
+        run.log_metrics({**audit.summary, "seconds": audit.seconds})
+        run.log_table(items, "items.json")
+        run.log_table(audit.shares, "kind_shares.json")
+        if audit.sweep is not None:
+            figure = sweep_figure(audit.sweep, audit.label, audit.params["threshold"])
+            run.log_table(audit.sweep, "threshold_sweep.json")
+            run.log_figure(figure, "threshold_sweep.png")
+            if out:
+                audit.sweep.to_csv(out / f"sweep_{audit.label}.tsv", sep="\t", index=False)
+                figure.savefig(out / f"sweep_{audit.label}.png", dpi=120)
+                files += [out / f"sweep_{audit.label}.tsv", out / f"sweep_{audit.label}.png"]
+    if out:
+        items.to_csv(out / f"items_{audit.label}.tsv", sep="\t", index=False)
+        files.append(out / f"items_{audit.label}.tsv")
+
+
+def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, tracking: TrackingSettings,
+              out: Path | None = None, progress=None) -> AuditResult:
+    """Audit each rule on the suite; log one parent run with a nested run per rule."""
+    sig = signature({"task": "equiv-audit", "rules": [r.label for r in rules], "repeats": repeats,
+                     "data": f"{suite.name}@{suite.hash}"})
+    params = {"suite": suite.name, "suite_hash": suite.hash, "pairs": len(suite.pairs),
+              "rules": ",".join(r.label for r in rules), "repeats": repeats}
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    audits = []
+    with tracked_run(tracking, "equiv-audit", params, {"tribunal.command": "equiv audit"}, sig) as run:
+        for rule in rules:
+            if progress:
+                progress(f"judging {len(suite.pairs)} pairs x {repeats} with {rule.label} ...")
+            audits.append(audit_rule(suite, rule, repeats))
+            _log_rule(run, audits[-1], suite, out, files)
+        agree = agreement_table(audits)
+        result = AuditResult(suite, audits, agree, sig, run.run_id, files)
+        table = result.table()
+        run.log_table(table, "audit_table.json")
+        run.log_table(agree, "agreement.json")
+        for row in agree.to_dict("records"):
+            run.log_metrics({f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}": row[k] for k in ("raw", "kappa", "alpha")})
+        if out:
+            for name, frame in (("audit_table.tsv", table), ("agreement.tsv", agree)):
+                frame.to_csv(out / name, sep="\t", index=False)
+                files.append(out / name)
+    return result

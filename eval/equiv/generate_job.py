@@ -1,0 +1,44 @@
+"""``tribunal equiv generate``: LM-written perturbations of the suite's originals, checked, as JSONL."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from tribunal.eval.equiv.checks import PERTURBATION_KINDS
+from tribunal.eval.equiv.suite import Suite, SuitePair
+
+
+@dataclass
+class GenerateResult:
+    kept: list[SuitePair]
+    rejected: list[dict[str, Any]]
+
+
+def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KINDS,
+                   temperature: float = 0.3, attempts: int = 2) -> GenerateResult:
+    """One LM perturbation per original and kind; only those passing their check are kept."""
+    import dspy
+
+    from tribunal.programs.equiv_perturb import PerturbationGenerator
+
+    generator = PerturbationGenerator(temperature, attempts)
+    originals = {p.original.id: p.original for p in suite.pairs}
+    kept, rejected = [], []
+    with dspy.context(lm=lm):
+        for original in originals.values():
+            for kind in kinds:
+                out = generator(hypothesis=original, kind=kind)
+                if out.perturbed is None:
+                    rejected.append({"original": original.id, "kind": kind, "problems": out.problems})
+                else:
+                    kept.append(SuitePair(id=f"{out.perturbed.id}", kind=kind, original=original, perturbed=out.perturbed))
+    return GenerateResult(kept, rejected)
+
+
+def write_pairs(pairs: Sequence[SuitePair], path: Path) -> None:
+    """JSONL that ``--suite`` loads (each pair re-checked on load)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(p.model_dump(mode="json")) + "\n" for p in pairs), encoding="utf-8")

@@ -1,0 +1,42 @@
+"""LLM-judge rule: :class:`~tribunal.programs.equiv_judge.EquivalenceJudge` over a batch, concurrently.
+
+Each worker thread enters ``dspy.context(lm=...)`` itself, so no global DSPy configuration
+is touched and the rule can be used from any thread.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair
+
+
+class LLMJudgeRule(EquivalenceRule):
+    name = "llm"
+
+    def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None):
+        from tribunal.programs.equiv_judge import EquivalenceJudge
+
+        self.lm, self.rubric, self.threads = lm, rubric, max(1, threads)
+        self.lm_name = lm_name or getattr(lm, "model", str(lm))
+        self.program = EquivalenceJudge(rubric)
+
+    @property
+    def label(self) -> str:
+        return f"llm-{self.rubric}"
+
+    def _judge_one(self, pair: Pair, repeat: int) -> Judgment:
+        import dspy
+
+        with dspy.context(lm=self.lm):
+            return self.program(hypothesis_a=pair[0].render(), hypothesis_b=pair[1].render(), repeat=repeat).judgment
+
+    def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
+        if self.threads == 1 or len(pairs) < 2:
+            return [self._judge_one(pair, repeat) for pair in pairs]
+        with ThreadPoolExecutor(max_workers=self.threads) as pool:
+            return list(pool.map(lambda pair: self._judge_one(pair, repeat), pairs))
+
+    def params(self) -> dict[str, Any]:
+        return {"rubric": self.rubric, "lm": self.lm_name, "votes": 3, "threads": self.threads}

@@ -1,0 +1,181 @@
+"""The perturbation suite: seed hypotheses and the four perturbations built from them.
+
+A seed is a causal chain whose statement and explanation are templates over the steps
+(``{0}`` = the initiating event, ...), plus an alias table per entity and one replacement
+step for each swap. The four perturbations are built deterministically from the seed
+and each is validated by :mod:`checks`; a file may also hold ready-made pairs (e.g. from
+the LM generator), which are checked the same way when loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tribunal.eval.equiv.checks import EXPECTED_SAME, PERTURBATION_KINDS, check_perturbation
+from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.eval.tracking.signature import files_hash
+
+SUITE_FILE = "hypotheses.jsonl"
+REWORDINGS_FILE = "rewordings.json"
+
+
+class SeedStep(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    entity: str
+    aliases: list[str] = Field(min_length=1)
+
+
+class MiddleSwap(SeedStep):
+    index: int = Field(ge=1)
+
+
+class Seed(BaseModel):
+    """One hypothesis of the suite, with what its perturbations need."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    domain: str
+    steps: list[SeedStep]
+    relations: list[str]
+    statement: str
+    explanation: str
+    first_swap: SeedStep
+    middle_swap: MiddleSwap
+
+
+class SuitePair(BaseModel):
+    """An original hypothesis and one perturbation of it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    kind: str
+    original: Hypothesis
+    perturbed: Hypothesis
+
+    @property
+    def expected_same(self) -> bool:
+        return EXPECTED_SAME[self.kind]
+
+
+class Suite(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    hash: str
+    pairs: tuple[SuitePair, ...]
+
+    def hypotheses(self) -> list[Hypothesis]:
+        """Every distinct hypothesis in the pairs (originals once)."""
+        seen: dict[str, Hypothesis] = {}
+        for pair in self.pairs:
+            seen.setdefault(pair.original.id, pair.original)
+            seen.setdefault(pair.perturbed.id, pair.perturbed)
+        return list(seen.values())
+
+
+def _sentence_case(text: str) -> str:
+    # Capitalise a leading lowercase word, but leave names like "mTORC1" or "p53" alone.
+    if len(text) > 1 and text[0].islower() and text[1].islower():
+        return text[0].upper() + text[1:]
+    return text
+
+
+def _fill(template: str, names: list[str]) -> str:
+    return ". ".join(_sentence_case(s) for s in template.format(*names).split(". "))
+
+
+def _reword(text: str, table: dict[str, str]) -> str:
+    """Replace every phrase of ``table`` in one pass (so replacements are never re-replaced)."""
+    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)) + r")\b")
+    return pattern.sub(lambda m: table[m.group(0)], text)
+
+
+def _hypothesis(seed: Seed, suffix: str, chain: list[SeedStep], chain_names: list[str],
+                explanation_names: list[str] | None = None, explanation: str | None = None) -> Hypothesis:
+    return Hypothesis(
+        id=f"{seed.id}/{suffix}",
+        statement=_fill(seed.statement, chain_names),
+        explanation=_fill(explanation or seed.explanation, explanation_names or chain_names),
+        steps=tuple(Step(entity=s.entity, text=n) for s, n in zip(chain, chain_names)),
+        relations=tuple(seed.relations),
+    )
+
+
+def build_pairs(seed: Seed, rewordings: dict[str, str]) -> list[SuitePair]:
+    """The original and its four perturbations, each checked; an invalid one is an error."""
+    canonical = [s.entity for s in seed.steps]
+    aliased = [s.aliases[0] for s in seed.steps]
+    original = _hypothesis(seed, "original", seed.steps, canonical)
+    first = [seed.first_swap, *seed.steps[1:]]
+    middle = list(seed.steps)
+    middle[seed.middle_swap.index] = seed.middle_swap
+    perturbed = {
+        "wording-only": _hypothesis(seed, "wording-only", seed.steps, canonical, aliased,
+                                    _reword(seed.explanation, rewordings)),
+        "wording-chain": _hypothesis(seed, "wording-chain", seed.steps, aliased),
+        "first-step-swapped": _hypothesis(seed, "first-step-swapped", first, [s.entity for s in first]),
+        "middle-step-swapped": _hypothesis(seed, "middle-step-swapped", middle, [s.entity for s in middle]),
+    }
+    aliases = seed_aliases(seed)
+    pairs = []
+    for kind in PERTURBATION_KINDS:
+        problems = check_perturbation(kind, original, perturbed[kind], aliases)
+        if problems:
+            raise ValueError(f"seed {seed.id}: {kind} perturbation invalid: {'; '.join(problems)}")
+        pairs.append(SuitePair(id=f"{seed.id}/{kind}", kind=kind, original=original, perturbed=perturbed[kind]))
+    return pairs
+
+
+def seed_aliases(seed: Seed) -> dict[str, frozenset[str]]:
+    """Entity -> its aliases, over the chain and both replacement steps."""
+    return {s.entity: frozenset(s.aliases) for s in [*seed.steps, seed.first_swap, seed.middle_swap]}
+
+
+def default_suite_path() -> Path:
+    return Path(str(resources.files("tribunal.eval.equiv") / "suite" / SUITE_FILE))
+
+
+def rewordings_path() -> Path:
+    return Path(str(resources.files("tribunal.eval.equiv") / "suite" / REWORDINGS_FILE))
+
+
+@lru_cache(maxsize=1)
+def default_rewordings() -> dict[str, str]:
+    return json.loads(rewordings_path().read_text(encoding="utf-8"))
+
+
+def load_suite(path: Path | None = None) -> Suite:
+    """Load seeds (built into pairs) and ready-made pairs (re-checked) from a JSONL file."""
+    path = Path(path) if path else default_suite_path()
+    pairs: list[SuitePair] = []
+    uses_seeds = False
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            if "kind" in record:
+                pair = SuitePair.model_validate(record)
+                problems = check_perturbation(pair.kind, pair.original, pair.perturbed)
+                if problems:
+                    raise ValueError(f"{pair.kind} perturbation invalid: {'; '.join(problems)}")
+                pairs.append(pair)
+            else:
+                uses_seeds = True
+                pairs.extend(build_pairs(Seed.model_validate(record), default_rewordings()))
+        except ValueError as err:  # json and pydantic errors are ValueErrors
+            raise ValueError(f"{path}:{number}: {err}") from err
+    if not pairs:
+        raise ValueError(f"{path}: no hypotheses")
+    # the rewording table shapes the built pairs, so it is part of the data hash
+    hashed = [path, rewordings_path()] if uses_seeds else [path]
+    return Suite(name=path.stem, hash=files_hash(hashed), pairs=tuple(pairs))

@@ -1,0 +1,69 @@
+"""The LLM equivalence judge: majority of three judgments, one with the pair reversed.
+
+Call 1 judges (A, B), call 2 judges (B, A). If they agree, the majority is already decided
+and the third call is saved; otherwise call 3 judges (A, B) again (a distinct rollout, so
+it is not a cache replay of call 1). A vote whose answer cannot be parsed is *unscored*;
+without two agreeing scored votes the pair is unscored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dspy
+
+from tribunal.eval.equiv.rules.base import Judgment, Vote
+from tribunal.signatures.equiv_judge import RUBRICS
+
+MAX_VOTES = 3
+# (presentation order, swap the inputs?) for each of the three calls
+PLAN = (("ab", False), ("ba", True), ("ab", False))
+
+
+def majority(votes: list[Vote], needed: int = 2) -> bool | None:
+    """The verdict ``needed`` scored votes agree on, else ``None``."""
+    scored = [v.same for v in votes if v.same is not None]
+    for verdict in (True, False):
+        if scored.count(verdict) >= needed:
+            return verdict
+    return None
+
+
+class EquivalenceJudge(dspy.Module):
+    """Majority-of-three LLM judge under one rubric (``full``, ``component`` or ``none``)."""
+
+    def __init__(self, rubric: str = "full"):
+        super().__init__()
+        if rubric not in RUBRICS:
+            raise ValueError(f"unknown rubric {rubric!r} (have {', '.join(RUBRICS)})")
+        self.rubric = rubric
+        self.judge = dspy.Predict(RUBRICS[rubric])
+
+    def forward(self, hypothesis_a: str, hypothesis_b: str, repeat: int = 0) -> dspy.Prediction:
+        votes: list[Vote] = []
+        for call, (order, swap) in enumerate(PLAN):
+            first, second = (hypothesis_b, hypothesis_a) if swap else (hypothesis_a, hypothesis_b)
+            # A repeated presentation needs its own rollout id, or the cache would replay it.
+            rollout = repeat * MAX_VOTES + call if (repeat or call == 2) else None
+            votes.append(self._vote(order, first, second, rollout))
+            if majority(votes) is not None:
+                break
+        verdict = majority(votes)
+        judgment = Judgment(
+            same=verdict,
+            score=sum(v.same is True for v in votes) / max(1, sum(v.same is not None for v in votes)),
+            votes=tuple(votes),
+            calls=len(votes),
+            calls_saved=MAX_VOTES - len(votes),
+            reason=None if verdict is not None else "no two scored votes agree",
+        )
+        return dspy.Prediction(judgment=judgment)
+
+    def _vote(self, order: str, first: str, second: str, rollout: int | None) -> Vote:
+        config: dict[str, Any] = {"rollout_id": rollout} if rollout is not None else {}
+        try:
+            prediction = self.judge(hypothesis_a=first, hypothesis_b=second, config=config)
+        except Exception as err:  # an unparseable or failed answer makes this vote unscored, not a verdict
+            return Vote(order=order, same=None, error=f"{type(err).__name__}: {str(err)[:300]}")
+        detail = {k: v for k, v in prediction.items() if k != "verdict"}
+        return Vote(order=order, same=prediction.verdict == "same", detail=detail)

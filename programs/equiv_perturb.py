@@ -1,0 +1,47 @@
+"""LM perturbation generator: a candidate is kept only if the deterministic check passes."""
+
+from __future__ import annotations
+
+import json
+
+import dspy
+
+from tribunal.eval.equiv.checks import check_perturbation
+from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
+
+DEFAULT_TEMPERATURE = 0.3
+
+
+def hypothesis_json(hypothesis: Hypothesis) -> str:
+    return json.dumps({"statement": hypothesis.statement, "explanation": hypothesis.explanation,
+                       "steps": [s.model_dump() for s in hypothesis.steps], "relations": list(hypothesis.relations)})
+
+
+class PerturbationGenerator(dspy.Module):
+    """Rewrites a hypothesis per perturbation kind; returns the candidate and its check problems."""
+
+    def __init__(self, temperature: float = DEFAULT_TEMPERATURE, attempts: int = 1):
+        super().__init__()
+        self.temperature, self.attempts = temperature, max(1, attempts)
+        self.rewrite = dspy.Predict(PerturbHypothesis)
+
+    def forward(self, hypothesis: Hypothesis, kind: str, aliases: dict | None = None) -> dspy.Prediction:
+        if kind not in KIND_INSTRUCTIONS:
+            raise ValueError(f"unknown perturbation kind {kind!r}")
+        problems: list[str] = []
+        for attempt in range(self.attempts):
+            config = {"temperature": self.temperature, **({"rollout_id": attempt} if attempt else {})}
+            try:
+                out = self.rewrite(hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind],
+                                   config=config)
+                candidate = Hypothesis(id=f"{hypothesis.id}/{kind}/lm{attempt}", statement=out.statement,
+                                       explanation=out.explanation, relations=tuple(out.relations),
+                                       steps=tuple(Step(entity=s.entity, text=s.text) for s in out.steps))
+            except Exception as err:  # unparseable answer or malformed chain: rejected, with the reason
+                problems = [f"unusable answer: {type(err).__name__}: {str(err)[:200]}"]
+                continue
+            problems = check_perturbation(kind, hypothesis, candidate, aliases)
+            if not problems:
+                return dspy.Prediction(perturbed=candidate, problems=[], attempts=attempt + 1)
+        return dspy.Prediction(perturbed=None, problems=problems, attempts=self.attempts)

@@ -1,0 +1,72 @@
+"""The shipped suite: size, deterministic construction, and the validity checks."""
+
+import json
+
+import pytest
+
+from tribunal.eval.equiv.checks import PERTURBATION_KINDS, check_perturbation
+from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.eval.equiv.suite import default_suite_path, load_suite
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite()
+
+
+def test_shipped_suite_has_40_hypotheses_and_four_valid_perturbations_each(suite):
+    originals = {p.original.id for p in suite.pairs}
+    assert len(originals) == 40 and len(suite.pairs) == 160
+    assert len(suite.hypotheses()) == 200
+    for kind in PERTURBATION_KINDS:
+        assert sum(p.kind == kind for p in suite.pairs) == 40
+    for pair in suite.pairs:
+        assert check_perturbation(pair.kind, pair.original, pair.perturbed) == []
+
+
+def test_construction_is_deterministic(suite):
+    assert load_suite().pairs == suite.pairs and load_suite().hash == suite.hash
+
+
+def test_perturbations_change_what_their_kind_says(suite):
+    for pair in suite.pairs:
+        o, p = pair.original, pair.perturbed
+        if pair.kind == "wording-only":
+            assert o.steps == p.steps and o.statement == p.statement and o.explanation != p.explanation
+        elif pair.kind == "wording-chain":
+            assert o.entities == p.entities and [s.text for s in o.steps] != [s.text for s in p.steps]
+        elif pair.kind == "first-step-swapped":
+            assert o.entities[0] != p.entities[0] and o.entities[1:] == p.entities[1:]
+        else:
+            changed = [i for i, (a, b) in enumerate(zip(o.entities, p.entities)) if a != b]
+            assert len(changed) == 1 and 0 < changed[0] < len(o.steps) - 1
+
+
+def _h(entities, texts=None, explanation="e", relations=None):
+    texts = texts or entities
+    return Hypothesis(id="h", statement="s", explanation=explanation,
+                      steps=tuple(Step(entity=e, text=t) for e, t in zip(entities, texts)),
+                      relations=tuple(relations or ["causes"] * (len(entities) - 1)))
+
+
+def test_checks_reject_invalid_perturbations():
+    base = _h(["a", "b", "c", "d"])
+    assert check_perturbation("wording-only", base, _h(["a", "b", "c", "d"])) == ["explanation not reworded"]
+    assert check_perturbation("wording-only", base, _h(["a", "x", "c", "d"], explanation="f"))
+    assert check_perturbation("wording-chain", base, _h(["a", "b", "c", "d"], ["alpha", "b", "c", "d"]),
+                              {"a": frozenset({"alias-a"})}) == ["wording not in the alias table: ['alpha']"]
+    assert check_perturbation("wording-chain", base, _h(["a", "b", "c", "d"], relations=["inhibits"] * 3))
+    assert check_perturbation("first-step-swapped", base, _h(["z", "b", "x", "d"]))  # a middle step moved too
+    assert check_perturbation("first-step-swapped", base, _h(["c", "b", "c", "d"]))  # entity already in chain
+    assert check_perturbation("middle-step-swapped", base, _h(["a", "b", "c", "z"]))  # last step is not middle
+    assert check_perturbation("middle-step-swapped", base, _h(["a", "x", "y", "d"]))  # two steps replaced
+    assert check_perturbation("middle-step-swapped", base, _h(["a", "x", "c", "d"])) == []
+
+
+def test_malformed_suite_line_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    line = json.loads(default_suite_path().read_text().splitlines()[0])
+    line["middle_swap"]["index"] = 3  # the finding, not an intermediate step
+    bad.write_text(json.dumps(line) + "\n")
+    with pytest.raises(ValueError, match=r"bad.jsonl:1: .*middle-step-swapped"):
+        load_suite(bad)

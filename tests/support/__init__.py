@@ -1,0 +1,1 @@
+"""Test helpers shared by several test packages (not collected as tests)."""
