@@ -66,3 +66,8 @@ def parse_role_lms(values: list[str] | None) -> dict[str, str]:
             raise ValueError(f"--role-lm {value!r}: expected ROLE=MODEL")
         roles[role.strip()] = model.strip()
     return roles
+
+
+def build_role_lms(settings: LMSettings, roles: dict[str, str], engine: Any = None) -> dict[str, Any]:
+    """One LM per role: the default settings with the role's model (same endpoint, key and limits)."""
+    return {role: build_lm(settings.model_copy(update={"model": model}), engine) for role, model in roles.items()}

@@ -38,3 +38,10 @@ def program_factory(name: str) -> Callable[..., Any]:
 def build_program(name: str, **config: Any) -> Any:
     """Build a fresh, untuned program by name."""
     return program_factory(name)(**config)
+
+
+# The shipped judges (kinds: see tribunal.optimizers.program_source.PROGRAM_KINDS).
+register_program("mmad", "tribunal.programs.mqm.mmad:MMAD")
+register_program("gemba-mqm", "tribunal.programs.mqm.gemba:GembaMQMJudge")
+register_program("eaprompt", "tribunal.programs.mqm.eaprompt:EAPromptJudge")
+register_program("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge")

@@ -1,1 +1,1 @@
-"""Test helpers shared by several test packages (not collected as tests)."""
+"""Test helpers shared by the MT judge tests and the runner benchmark (not collected as tests)."""

@@ -29,7 +29,8 @@ app = typer.Typer(
 for _name, _module, _help in SUBCOMMANDS:
     app.add_typer(importlib.import_module(_module).app, name=_name, help=_help)
 
-importlib.import_module("tribunal.cli.demo").register(app)
+for _module in ("tribunal.cli.demo", "tribunal.cli.optimize", "tribunal.cli.export"):
+    importlib.import_module(_module).register(app)
 
 
 def main() -> None:

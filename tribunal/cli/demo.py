@@ -38,6 +38,8 @@ def demo(
         write_tsv(result.table, out / "wmt23_meta_eval.tsv")
         console.print(f"table: {out / 'wmt23_meta_eval.tsv'}")
     equiv_audit_step(console, settings, out / "equiv-audit")
+    if wmt23 is not None and (wmt23 / "sources").is_dir():
+        _mmad_demo(console, wmt23, out, settings)
     if settings.enabled:
         console.print(f"\nRuns are in {settings.resolved_uri}; browse them with:\n  {settings.ui_command()}")
 
@@ -58,3 +60,26 @@ def equiv_audit_step(console, settings, out: Path) -> None:
         console.print("[yellow]sentence-transformers is not installed[/yellow]: running TF-IDF only "
                       "(pip install 'tribunal[embeddings]' for the embedding rule).")
     print_audit(console, run_audit(load_suite(), rules, 1, settings, out))
+
+
+def _mmad_demo(console, wmt23: Path, out: Path, tracking) -> None:
+    """M-MAD on a handful of WMT23 zh-en items when an LM is configured (``TRIBUNAL_LM``)."""
+    import os
+
+    model = os.environ.get("TRIBUNAL_LM")
+    if not model:
+        console.print("\n[dim]Set TRIBUNAL_LM (and TRIBUNAL_API_BASE, TRIBUNAL_API_KEY_ENV) to also run M-MAD "
+                      "on a few WMT23 items.[/dim]")
+        return
+    from tribunal.cli.mt_evaluate import run_and_report
+    from tribunal.eval.mt.config import EvaluateConfig
+    from tribunal.programs.lm import LMSettings
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    console.rule(f"M-MAD on 5 WMT23 zh-en items with {model}")
+    lm = LMSettings(model=model, api_base=os.environ.get("TRIBUNAL_API_BASE") or None,
+                    api_key_env=os.environ.get("TRIBUNAL_API_KEY_ENV") or None)
+    demos = 2 if (wmt23.parent / "mqm-ted").is_dir() else 0
+    config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=5, rated_only=True, demos=demos,
+                            demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=4)
+    run_and_report(config, tracking)

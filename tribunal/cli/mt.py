@@ -14,6 +14,7 @@ app = typer.Typer(no_args_is_help=True)
 
 DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
 
+
 @app.command("meta-eval")
 def meta_eval(
     data: Optional[Path] = DataOption,
@@ -44,6 +45,7 @@ def meta_eval(
     if result.run_id:
         console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
 
+
 @app.command("compare")
 def compare(
     metric_a: str = typer.Argument(..., help="First base metric name."),
@@ -66,3 +68,6 @@ def compare(
     console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
     console.print(f"signature: {result.signature}")
 
+from tribunal.cli.mt_evaluate import evaluate  # noqa: E402
+
+app.command("evaluate")(evaluate)

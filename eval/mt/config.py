@@ -1,0 +1,88 @@
+"""Typed configuration of ``tribunal mt evaluate`` (a ``--config`` file; CLI flags override it)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tribunal.eval.tracking.signature import signature
+from tribunal.programs.lm import LMSettings
+from tribunal.programs.mqm.mmad import MMADConfig
+
+DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
+
+
+class EvaluateConfig(BaseModel):
+    """Everything one MT judge run depends on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    data: Path | None = None
+    lp: str
+    program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    mmad: MMADConfig = MMADConfig()
+    lm: LMSettings
+    role_lms: dict[str, str] = {}
+    systems: list[str] | None = None
+    limit: int | None = Field(None, ge=1)
+    rated_only: bool = False
+    concurrency: int = Field(8, ge=1, le=512)
+    out: Path = Path("tribunal-out/mt")
+    demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
+    demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
+    name: str | None = None
+    retry_unscored: bool = False
+
+    @property
+    def metric_name(self) -> str:
+        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-deliberation-no-stage2``."""
+        if self.name:
+            return self.name
+        base = DISPLAY_NAMES[self.program]
+        if self.program != "mmad":
+            return base
+        parts = [base] + ([self.mmad.strategy] if self.mmad.strategy != "consensus" else [])
+        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
+
+    def config_signature(self) -> str:
+        """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
+        fields: dict[str, object] = {"prog": self.program}
+        if self.program == "mmad":
+            m = self.mmad
+            fields |= {"strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
+                       "ablate": ",".join(m.ablate) or "none", "opening": m.opening,
+                       "consensus": m.consensus_check, "judge": m.judge_policy}
+        fields |= {"lm": self.lm.model, "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
+                   "roles": ",".join(f"{r}={m}" for r, m in sorted(self.role_lms.items())) or "none",
+                   "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
+                   "lp": self.lp}
+        return signature(fields)
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """A ``.toml`` or ``.json`` config file as a dict (validated later, with the CLI overrides)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".toml":
+        return tomllib.loads(text)
+    if path.suffix == ".json":
+        return json.loads(text)
+    raise ValueError(f"{path}: config files are .toml or .json")
+
+
+def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """Nested merge; ``None`` in ``overrides`` means "not given" and keeps the base value."""
+    merged = dict(base)
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if isinstance(value, dict):
+            nested = merge(merged.get(key) or {}, value)
+            if nested:
+                merged[key] = nested
+        else:
+            merged[key] = value
+    return merged

@@ -1,0 +1,140 @@
+"""One MT judge run end to end: select items, judge the unfinished ones, write, evaluate, track."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tribunal.eval.mt.config import EvaluateConfig
+from tribunal.eval.tracking.mlflow_run import TrackingSettings
+
+
+@dataclass
+class EvaluationResult:
+    summary: dict[str, Any]
+    meta: dict[str, float]
+    spans: dict[str, float]
+    signature: str
+    paths: dict[str, Path]
+    run_id: str | None = None
+    results: dict = field(default_factory=dict)
+
+
+def _demo_root(config: EvaluateConfig) -> Path:
+    if config.demo_data:
+        return config.demo_data
+    root = os.environ.get("TRIBUNAL_DATA")
+    if not root:
+        raise ValueError("few-shot demos need the TED MQM data: pass demo_data / --demo-data or set TRIBUNAL_DATA")
+    return Path(root) / "mqm-ted"
+
+
+def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
+    """A function building a fresh program (one per worker thread) with its LMs and demos."""
+    from tribunal.programs.lm import build_lm, build_role_lms
+    from tribunal.programs.mqm.registry import build_program
+    from tribunal.programs.mqm.roles import RoleLMs
+
+    lms = RoleLMs(build_lm(config.lm, engine), build_role_lms(config.lm, config.role_lms, engine))
+    demos: dict[str, list] = {}
+    if config.program == "gemba-mqm":
+        from tribunal.programs.mqm.demos import gemba_demos
+
+        demos = {"annotate": gemba_demos(_demo_root(config), config.lp)}
+    elif config.program == "mmad" and config.demos and "stage1" not in config.mmad.ablate:
+        from tribunal.programs.mqm.demos import dimension_demos
+
+        demos = dimension_demos(_demo_root(config), config.lp, config.demos)
+
+    def make() -> Any:
+        program = build_program(config.program, config.mmad, lms)
+        for name, examples in demos.items():
+            getattr(program, name).demos = list(examples)
+        return program
+
+    return make
+
+
+def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: Any = None,
+                   progress: Callable[[int, int], Any] | None = None) -> EvaluationResult:
+    """Judge, write the outputs, meta-evaluate the covered cells and log the run.
+
+    ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
+    """
+    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.mt.items import select_items
+    from tribunal.eval.mt.journal import Journal, journal_path
+    from tribunal.eval.mt.judging import judge_all
+    from tribunal.eval.mt.outputs import segment_scores, write_outputs
+    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
+    from tribunal.eval.tracking.signature import signature, text_hash
+    from tribunal.programs.mqm.demos import LANGUAGES
+
+    if config.data is None:
+        raise ValueError("no data folder given")
+    pair = LanguagePair(config.data, config.lp)
+    items = select_items(pair, config.systems, config.rated_only, config.limit)
+    config_sig = config.config_signature()
+    journal = Journal(journal_path(config.out, config_sig), config_sig)
+    pending = [i for i in items.items.values() if not journal.done(i.key, config.retry_unscored)]
+    src, _, tgt = config.lp.partition("-")
+    languages = {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
+    total, done = len(items.items), len(items.items) - len(pending)
+    counter = {"done": done}
+
+    def landed(_result: Any) -> None:
+        counter["done"] += 1
+        if progress:
+            progress(counter["done"], total)
+
+    if progress:
+        progress(done, total)
+    started = time.perf_counter()
+    if pending:
+        judge_all(program_factory(config, engine), pending, languages, journal, config.concurrency, landed)
+    wall = time.perf_counter() - started
+    results = {k: journal.results[k] for k in items.items if k in journal.results}
+    outputs = {s: pair.system_output(s) for s in items.systems}
+    paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
+    seg = segment_scores(items, results, pair.n_segments)
+    meta = meta_evaluation(pair, items, seg)
+    spans = span_evaluation(pair, items, results) if config.program != "eaprompt" else {}
+    summary = run_summary(items, results, wall)
+    summary["resumed_items"] = done
+    slice_hash = text_hash("\n".join(sorted(items.items)))
+    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
+    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results)
+    result.run_id = _track(tracking, config, result, journal.path)
+    return result
+
+
+def _track(tracking: TrackingSettings, config: EvaluateConfig, result: EvaluationResult, journal: Path) -> str | None:
+    import json
+
+    from tribunal.eval.tracking.mlflow_run import tracked_run
+
+    params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
+              "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
+              "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
+              "demos": config.demos, "signature": result.signature}
+    if config.program == "mmad":
+        params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
+    params |= {f"lm.{role}": model for role, model in config.role_lms.items()}
+    summary = result.summary
+    metrics = {k: float(v) for k, v in summary.items() if isinstance(v, (int, float))}
+    metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_stage"].items()}
+    metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
+    metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
+    metrics |= {f"unscored.{k}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
+    with tracked_run(tracking, f"mt-evaluate {config.metric_name} {config.lp}", params=params,
+                     signature=result.signature) as run:
+        run.log_metrics(metrics)
+        run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
+        for key in ("seg", "sys", "errors", "transcripts"):
+            run.log_artifact(result.paths[key], "outputs")
+        run.log_artifact(journal, "outputs")
+        return run.run_id

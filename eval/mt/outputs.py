@@ -1,0 +1,89 @@
+"""Files an MT run writes, all derived from the journal (so they can be rebuilt without an LM).
+
+``metric-scores/LP/NAME-src.{seg,sys}.score`` (MTME: ``tribunal mt meta-eval`` reads them),
+``errors.jsonl`` (one line per cell, spans with character offsets where found in the
+translation) and ``transcripts.jsonl`` (one line per judged item). Nothing written holds a
+credential: text passes through :func:`redact_text`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
+from tribunal.eval.mt.items import RunItems
+from tribunal.eval.mt.journal import ItemResult
+from tribunal.eval.tracking.secrets import redact_text
+
+
+@dataclass(frozen=True)
+class PredictedSpan:
+    start: int
+    end: int
+    is_source_error: bool = False
+
+
+def locate(errors: list[dict], translation: str) -> list[dict]:
+    """Errors with ``start`` / ``end`` of their span in the translation (None when not found)."""
+    located = []
+    for error in errors:
+        span = error.get("span") or ""
+        start = -1 if error.get("is_source_error") or not span else translation.find(span)
+        located.append({**error, "start": start if start >= 0 else None,
+                        "end": start + len(span) if start >= 0 else None})
+    return located
+
+
+def spans_of(located: list[dict]) -> list[PredictedSpan]:
+    return [PredictedSpan(e["start"], e["end"]) for e in located if e.get("start") is not None]
+
+
+def segment_scores(items: RunItems, results: dict[str, ItemResult], n_segments: int) -> dict[str, np.ndarray]:
+    """``{system: per-segment score}``; NaN where a cell is not covered or its item is unscored."""
+    scores = {s: np.full(n_segments, np.nan) for s in items.systems}
+    for cell in items.cells:
+        result = results.get(cell.key)
+        if result is not None and result.status == "scored":
+            scores[cell.system][cell.segment] = result.score
+    return scores
+
+
+def system_scores(seg: dict[str, np.ndarray]) -> dict[str, float]:
+    """Mean over each system's scored cells (NaN for a system without one)."""
+    return {s: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for s, v in seg.items()}
+
+
+def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[str, ItemResult],
+                  sources: list[str], outputs: dict[str, list[str]]) -> dict[str, Path]:
+    """Write the score files, per-cell errors and per-item transcripts; return their paths."""
+    seg = segment_scores(items, results, len(sources))
+    paths = {
+        "seg": out / "metric-scores" / lp / f"{name}-src.seg.score",
+        "sys": out / "metric-scores" / lp / f"{name}-src.sys.score",
+        "errors": out / "errors.jsonl",
+        "transcripts": out / "transcripts.jsonl",
+    }
+    write_seg_scores(paths["seg"], seg)
+    write_sys_scores(paths["sys"], system_scores(seg))
+    with paths["errors"].open("w", encoding="utf-8") as handle:
+        for cell in items.cells:
+            result = results.get(cell.key)
+            record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
+                      "status": result.status if result else "not run",
+                      "score": result.score if result else None, "reason": result.reason if result else None,
+                      "errors": locate(result.errors, outputs[cell.system][cell.segment]) if result else []}
+            handle.write(redact_text(json.dumps(record, ensure_ascii=False)) + "\n")
+    with paths["transcripts"].open("w", encoding="utf-8") as handle:
+        for key, item in items.items.items():
+            result = results.get(key)
+            if result is None:
+                continue
+            record = {"key": key, "source": item.source, "translation": item.translation, "status": result.status,
+                      "reason": result.reason, "debates": result.debates, "transcript": result.transcript}
+            handle.write(redact_text(json.dumps(record, ensure_ascii=False)) + "\n")
+    return paths

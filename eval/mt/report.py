@@ -1,0 +1,86 @@
+"""Meta-evaluation of an MT run on the cells it covered, span F1, and the run summary."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+import numpy as np
+
+from tribunal.eval.data.mtme import LanguagePair
+from tribunal.eval.meta.wmt23 import GoldMatrices, evaluate_metric_lp
+from tribunal.eval.mt.items import RunItems
+from tribunal.eval.mt.journal import ItemResult
+from tribunal.eval.mt.meter import add_summaries
+from tribunal.eval.mt.outputs import locate, spans_of, system_scores
+
+
+def covered_gold(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarray]) -> GoldMatrices | None:
+    """Gold restricted to the covered, scored cells (NaN elsewhere); system gold = mean over them."""
+    full = GoldMatrices.from_pair(pair)
+    keep = [i for i, s in enumerate(full.systems) if s in seg]
+    if not keep:
+        return None
+    systems = [full.systems[i] for i in keep]
+    gold_seg = full.seg[:, keep].copy()
+    metric = np.stack([seg[s] for s in systems], axis=1)
+    gold_seg[np.isnan(metric)] = np.nan
+    rated = np.isfinite(gold_seg).any(axis=0)
+    if rated.sum() < 2:
+        return None
+    systems = [s for s, r in zip(systems, rated) if r]
+    gold_seg = gold_seg[:, rated]
+    return GoldMatrices.from_arrays(systems, np.nanmean(gold_seg, axis=0), gold_seg)
+
+
+def meta_evaluation(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarray]) -> dict[str, float]:
+    """System Pearson, pairwise accuracy, segment Pearson and acc-t over the covered cells."""
+    gold = covered_gold(pair, items, seg)
+    if gold is None:
+        return {}
+    result = evaluate_metric_lp(gold, system_scores(seg), seg)
+    return {"sys_pearson": result.sys_pearson, "sys_acc": result.agree / result.pairs if result.pairs else math.nan,
+            "seg_pearson": result.seg_pearson, "seg_acc_t": result.seg_acc_t,
+            "covered_cells": float(np.isfinite(gold.seg).sum()), "covered_systems": float(len(gold.systems))}
+
+
+def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, ItemResult]) -> dict[str, float]:
+    """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater)."""
+    try:
+        from tribunal.eval.meta.span_f1 import span_scores
+    except ImportError:  # TODO(span_f1): the lead's module; without it no span figures are reported
+        return {}
+    outputs = {s: pair.system_output(s) for s in items.systems}
+    cells = []
+    for name in pair.rating_names:
+        ratings = pair.ratings(name)
+        for cell in items.cells:
+            result = results.get(cell.key)
+            gold = ratings.get(cell.system, [None] * pair.n_segments)[cell.segment]
+            if result is None or result.status != "scored" or gold is None:
+                continue
+            cells.append((spans_of(locate(result.errors, outputs[cell.system][cell.segment])), gold))
+    if not cells:
+        return {}
+    return {k: float(v) for k, v in span_scores(cells).as_dict().items()}
+
+
+def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: float) -> dict[str, Any]:
+    """Items scored / unscored by reason, LM calls and tokens by stage, wall time."""
+    judged = [results[k] for k in items.items if k in results]
+    reasons = Counter(r.reason.split(":")[0] for r in judged if r.status == "unscored" and r.reason)
+    usage = add_summaries([r.usage for r in judged])
+    stages = {k: v for k, v in usage.get("calls", {}).items() if "/" not in k}
+    return {
+        "cells": len(items.cells), "items": len(items.items), "duplicates": items.duplicates,
+        "judged": len(judged), "scored": sum(r.status == "scored" for r in judged),
+        "unscored": sum(r.status == "unscored" for r in judged), "unscored_reasons": dict(reasons),
+        "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,
+        "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},
+        "prompt_tokens": sum(v for k, v in usage.get("prompt_tokens", {}).items() if "/" not in k),
+        "completion_tokens": sum(v for k, v in usage.get("completion_tokens", {}).items() if "/" not in k),
+        "tokens_by_stage": {k: usage.get("prompt_tokens", {}).get(k, 0) + usage.get("completion_tokens", {}).get(k, 0)
+                            for k in stages},
+        "wall_seconds": wall_seconds,
+    }

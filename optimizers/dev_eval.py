@@ -1,0 +1,66 @@
+"""Score a program on dev with the optimizer's metric, keeping unscored items apart.
+
+``score`` is what an optimizer sees (unscored items count 0); ``scored_mean`` averages only the
+items that could be judged, and ``unscored`` says how many could not and why.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from tribunal.optimizers.metric_base import JudgeMetric, Outcome, unscored
+
+
+@dataclass
+class DevScore:
+    outcomes: list[Outcome]
+    reasons: Counter = field(default_factory=Counter)
+
+    @property
+    def n(self) -> int:
+        return len(self.outcomes)
+
+    @property
+    def scored(self) -> int:
+        return sum(o.scored for o in self.outcomes)
+
+    @property
+    def unscored(self) -> int:
+        return self.n - self.scored
+
+    @property
+    def score(self) -> float:
+        return sum(o.score or 0.0 for o in self.outcomes) / self.n if self.n else 0.0
+
+    @property
+    def scored_mean(self) -> float | None:
+        return sum(o.score for o in self.outcomes if o.scored) / self.scored if self.scored else None
+
+    def metrics(self, prefix: str) -> dict[str, float | None]:
+        """``{prefix}score``, ``{prefix}scored_mean``, ``{prefix}unscored`` for a run record."""
+        return {f"{prefix}score": self.score, f"{prefix}scored_mean": self.scored_mean,
+                f"{prefix}unscored": float(self.unscored)}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One record per item (for the per-item artifact)."""
+        return [{"item": i, "score": o.score, "unscored_reason": o.reason, **o.components}
+                for i, o in enumerate(self.outcomes)]
+
+
+def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, threads: int = 4) -> DevScore:
+    """Run ``program`` on every example (bounded concurrency) and judge it; failures are unscored."""
+    from dspy.utils.parallelizer import ParallelExecutor
+
+    def one(example: Any) -> Outcome:
+        try:
+            prediction = program(**example.inputs())
+        except Exception as err:  # an LM or parse failure makes the item unscored, never a silent zero
+            return unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
+        return metric.outcome(example, prediction)
+
+    executor = ParallelExecutor(num_threads=max(1, threads), disable_progress_bar=True, max_errors=len(examples) + 1)
+    outcomes = executor.execute(one, examples)
+    outcomes = [o if o is not None else unscored("evaluation thread failed") for o in outcomes]
+    return DevScore(outcomes, Counter(o.reason for o in outcomes if not o.scored))

@@ -1,0 +1,64 @@
+"""The LMs of an optimize run, one per role: task, teacher, prompt (proposals / reflection).
+
+Keys come only from the environment (LiteLLM's usual variables); only model names are logged.
+
+Test hook: when ``TRIBUNAL_TEST_ENGINE`` is set to ``module:factory``, ``factory(role, model)``
+returns a DSPy engine (``complete(Request) -> Response``) that replaces the HTTP engine, and the
+DSPy cache is turned off (its key ignores custom engines). It exists so tests can drive the real
+command offline; unset, nothing here changes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tribunal.errors import UserError
+
+TEST_ENGINE_ENV = "TRIBUNAL_TEST_ENGINE"
+
+
+def _test_engine(role: str, model: str) -> Any:
+    target = os.environ.get(TEST_ENGINE_ENV)
+    if not target:
+        return None
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)(role, model)
+
+
+@dataclass
+class RoleLMs:
+    task: Any
+    teacher: Any = None
+    prompt: Any = None
+    models: dict[str, str | None] | None = None
+
+    def params(self) -> dict[str, str | None]:
+        """``lm.task``, ``lm.teacher``, ``lm.prompt``: model names only."""
+        return {f"lm.{role}": model for role, model in (self.models or {}).items()}
+
+
+def build_role_lm(role: str, model: str, api_base: str | None) -> Any:
+    """A ``dspy.LM`` for one role (the test engine when the hook is set)."""
+    from tribunal.programs.lm import LMSettings, build_lm
+
+    engine = _test_engine(role, model)
+    settings = LMSettings(model=model, api_base=api_base, cache=engine is None)
+    try:
+        return build_lm(settings, engine=engine)
+    except ValueError as err:
+        raise UserError(f"--{role}-lm {model}: {err}") from None
+
+
+def build_role_lms(task: str, teacher: str | None, prompt: str | None, api_base: str | None,
+                   needs_prompt: bool) -> RoleLMs:
+    """Task LM always; teacher when asked for; the prompt LM (default: the task model) when needed."""
+    prompt_model = (prompt or task) if needs_prompt else None
+    return RoleLMs(
+        task=build_role_lm("task", task, api_base),
+        teacher=build_role_lm("teacher", teacher, api_base) if teacher else None,
+        prompt=build_role_lm("prompt", prompt_model, api_base) if prompt_model else None,
+        models={"task": task, "teacher": teacher, "prompt": prompt_model},
+    )

@@ -1,0 +1,140 @@
+"""How well an MT judge's MQM annotation agrees with the human one, as one number in [0, 1].
+
+Three components, averaged with weights over those that apply to the item:
+- ``score``: agreement of the predicted MQM score with the human score,
+  ``1 - min(|predicted - human| / scale, 1)`` (scale 25 = one non-translation error);
+- ``spans``: character-level span F1 against the human error spans
+  (:func:`tribunal.eval.meta.span_f1.cell_counts`; a predicted span that is not a substring of the
+  translation counts as predicted characters matching nothing). Nothing predicted and nothing
+  annotated is a perfect 1.0;
+- ``severity``: of the predicted errors that overlap a human error, the share with the same severity
+  (not applicable when nothing overlaps).
+A prediction without a numeric score is unscored.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tribunal.eval.meta.span_f1 import SpanCounts, cell_counts
+from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
+
+DEFAULT_WEIGHTS = {"score": 1.0, "spans": 1.0, "severity": 1.0}
+
+
+@dataclass(frozen=True)
+class Span:
+    start: int
+    end: int
+    severity: str = ""
+    text: str = ""
+    is_source_error: bool = False
+
+
+def _get(obj: Any, name: str, default: Any = None) -> Any:
+    return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
+
+
+def locate(errors: Any, translation: str) -> tuple[list[Span], list[str]]:
+    """Predicted errors as character spans of the translation; also the spans not found in it."""
+    located, missing = [], []
+    for error in errors or ():
+        text = str(_get(error, "span", "") or "")
+        if not text or _get(error, "is_source_error", False):
+            continue
+        start = translation.find(text)
+        if start < 0:
+            missing.append(text)
+        else:
+            located.append(Span(start, start + len(text), str(_get(error, "severity", "")).lower(), text))
+    return located, missing
+
+
+def gold_spans(gold: Any) -> list[Span]:
+    """Human error spans of an example (``gold_errors``: dicts with start, end, severity, ...)."""
+    spans = []
+    for error in gold.get("gold_errors") or ():
+        if error.get("start") is None or error.get("end") is None:
+            continue
+        spans.append(Span(int(error["start"]), int(error["end"]), str(error.get("severity") or "").lower(),
+                          is_source_error=bool(error.get("is_source_error"))))
+    return spans
+
+
+def span_f1(predicted: list[Span], missing: list[str], gold: list[Span]) -> tuple[float, SpanCounts]:
+    counts = cell_counts(predicted, gold) + SpanCounts(char_predicted=sum(map(len, missing)),
+                                                       spans_predicted=len(missing))
+    if counts.char_predicted == 0 and counts.char_gold == 0:
+        return 1.0, counts
+    f1 = counts.char_f1
+    return (0.0 if math.isnan(f1) else f1), counts
+
+
+def severity_accuracy(predicted: list[Span], gold: list[Span]) -> float | None:
+    pairs = []
+    for p in predicted:
+        match = next((g for g in gold if not g.is_source_error and p.start < g.end and g.start < p.end), None)
+        if match is not None:
+            pairs.append(p.severity == match.severity)
+    return sum(pairs) / len(pairs) if pairs else None
+
+
+class MQMMetric(JudgeMetric):
+    """Agreement with human MQM labels: score, span F1 and severity accuracy."""
+
+    name = "mqm-agreement"
+    success_threshold = 0.8
+
+    def __init__(self, weights: dict[str, float] | None = None, scale: float = 25.0):
+        super().__init__()
+        self.weights = dict(weights or DEFAULT_WEIGHTS)
+        self.scale = scale
+
+    def judge(self, gold: Any, pred: Any) -> Outcome:
+        raw = _get(pred, "score")
+        if raw is None or isinstance(raw, bool):
+            return unscored("no MQM score in the prediction")
+        predicted_score = float(raw)
+        if math.isnan(predicted_score):
+            return unscored("MQM score is NaN")
+        human = float(gold.get("gold_score"))
+        translation = gold.get("translation") or ""
+        located, missing = locate(_get(pred, "errors"), translation)
+        reference = gold_spans(gold)
+        f1, counts = span_f1(located, missing, reference)
+        components = {
+            "score": 1.0 - min(abs(predicted_score - human) / self.scale, 1.0),
+            "spans": f1,
+            "severity": severity_accuracy(located, reference),
+        }
+        score, present = mean_of(components, self.weights)
+        return Outcome(score, self._feedback(predicted_score, human, located, missing, reference, translation),
+                       components=present)
+
+    @staticmethod
+    def _feedback(predicted: float, human: float, located: list[Span], missing: list[str],
+                  reference: list[Span], translation: str) -> str:
+        lines = [f"Predicted MQM score {predicted:g}; the human annotator's score is {human:g}."]
+        def overlaps(a: Span, b: Span) -> bool:
+            return a.start < b.end and b.start < a.end
+
+        missed = [g for g in reference if not g.is_source_error and not any(overlaps(p, g) for p in located)]
+        spurious = [p for p in located if not any(overlaps(p, g) for g in reference)]
+        if missed:
+            lines.append("Missed human errors: " + "; ".join(
+                f"'{translation[g.start:g.end]}' ({g.severity})" for g in missed[:5]))
+        if spurious:
+            lines.append("Errors the annotator did not mark: "
+                         + "; ".join(f"'{p.text}' ({p.severity})" for p in spurious[:5]))
+        if missing:
+            lines.append("Spans that are not exact substrings of the translation: "
+                         + "; ".join(f"'{m}'" for m in missing[:5]))
+        wrong = [(p, g) for p in located for g in reference if overlaps(p, g) and p.severity != g.severity]
+        if wrong:
+            lines.append("Severity disagreements: " + "; ".join(
+                f"'{p.text}' is {g.severity}, not {p.severity}" for p, g in wrong[:5]))
+        if len(lines) == 1:
+            lines.append("The annotation matches the human one.")
+        return " ".join(lines)

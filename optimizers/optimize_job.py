@@ -1,0 +1,139 @@
+"""``tribunal optimize``: tune a judge against human labels, track every trial, export the result.
+
+One parent MLflow run holds the params (program, optimizer, budget and its knobs, LM per role,
+data slices and hashes, seed), the reproducibility signature, the untuned and tuned dev scores,
+and the exported program (artifact ``program/program.json``); each trial is a nested run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tribunal.errors import UserError
+from tribunal.eval.tracking.signature import signature
+from tribunal.optimizers.dev_eval import DevScore, evaluate_program
+from tribunal.optimizers.equiv_metric import EquivalenceMetric
+from tribunal.optimizers.mt_metric import MQMMetric
+from tribunal.optimizers.registry import TuningContext, optimizer_spec, plan, run_plan
+
+METRICS = {"mt": MQMMetric, "equiv": EquivalenceMetric}
+ARTIFACT_DIR, ARTIFACT_NAME = "program", "program.json"
+
+
+class OptimizeRequest(BaseModel):
+    """What ``tribunal optimize`` was asked to do."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    program: str
+    optimizer: str
+    train: str
+    dev: str
+    lm: str
+    api_base: str | None = None
+    teacher_lm: str | None = None
+    prompt_lm: str | None = None
+    budget: int | None = Field(None, description="Default: the optimizer's own default.")
+    seed: int = 0
+    threads: int = Field(4, ge=1)
+    demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
+    out: Path | None = None
+
+
+@dataclass
+class OptimizeResult:
+    out: Path
+    run_id: str | None
+    signature: str
+    untuned: DevScore
+    tuned: DevScore
+    trials: int
+
+
+def _log_scores(run: Any, dev: DevScore, label: str) -> None:
+    run.log_metrics(dev.metrics(f"dev_{label}_"))
+    run.log_text("\n".join(json.dumps(row) for row in dev.rows()) + "\n", f"dev/{label}.jsonl")
+
+
+def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
+    """Run the whole job; user errors are raised before any LM call or run is made."""
+    import dspy
+
+    from tribunal.eval.tracking.mlflow_run import tracked_run
+    from tribunal.optimizers.export import export_document, write_export
+    from tribunal.optimizers.lm_calls import LMCallCounter
+    from tribunal.optimizers.lm_roles import build_role_lms
+    from tribunal.optimizers.program_source import resolve_program
+    from tribunal.optimizers.training_data import load_training_data
+    from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates
+
+    spec = optimizer_spec(request.optimizer)
+    if request.prompt_lm and not spec.takes_prompt_lm:
+        raise UserError(f"--prompt-lm: optimizer {spec.name} uses no prompt/reflection LM")
+    train = load_training_data(request.train, "--train")
+    dev = load_training_data(request.dev, "--dev")
+    if train.kind != dev.kind:
+        raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
+    resolved = resolve_program(request.program, expected_kind=train.kind)
+    metric = METRICS[train.kind]()
+    lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm)
+    budget = request.budget or spec.default_budget
+    ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
+                        task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,
+                        demos=request.demos)
+    configured = plan(spec, ctx)
+    out = request.out or Path("tribunal-out/optimized") / f"{resolved.name}-{spec.name}.json"
+
+    sig = signature({"prog": resolved.label, "opt": spec.name, "budget": budget, "lm": request.lm,
+                     "teacher": request.teacher_lm, "prompt": lms.models["prompt"], "metric": metric.name,
+                     "train": train.label, "dev": dev.label, "seed": request.seed})
+    params = {"program": resolved.label, "program_source": resolved.source, "optimizer": spec.name,
+              "dspy_optimizer": spec.dspy_name, "budget": budget, "budget_means": spec.budget_meaning,
+              **{f"knob.{k}": v for k, v in configured.knobs.items()}, **lms.params(), "api_base": request.api_base,
+              "metric": metric.name, "train": train.spec, "train_hash": train.hash, "train_items": len(train.examples),
+              "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
+              "threads": request.threads}
+    name = f"optimize:{resolved.name}:{spec.name}"
+    with tracked_run(tracking, name, params, tags={"tribunal.command": "optimize"}, signature=sig) as run:
+        counter = LMCallCounter()
+        with dspy.context(lm=lms.task, callbacks=[counter]):
+            untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads)
+        _log_scores(run, untuned, "untuned")
+        if untuned.scored == 0:  # a wrong model name, endpoint or key: stop before the optimizer pays for it
+            reason, _ = untuned.reasons.most_common(1)[0]
+            raise UserError(f"every dev item failed with the untuned program (e.g. {reason}); check --lm / --api-base")
+
+        trials = TrialLogger(run)
+        log = io.StringIO()
+        with dspy.context(lm=lms.task, callbacks=[trials, counter]), contextlib.redirect_stdout(log):
+            compiled = run_plan(configured, resolved.program, train.examples, request.seed)
+        run.log_text(log.getvalue() or "(no output)\n", "optimizer.log")
+        log_posthoc_candidates(trials, compiled)
+
+        with dspy.context(lm=lms.task, callbacks=[counter]):
+            tuned = evaluate_program(compiled, dev.examples, metric, request.threads)
+        _log_scores(run, tuned, "tuned")
+        if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
+            trials.log(candidate_summary(compiled), tuned.score, len(dev.examples), source="compiled")
+        run.log_metrics({"dev_improvement": tuned.score - untuned.score, "trials": float(len(trials.trials)),
+                         "optimizer_metric_calls": float(metric.calls),
+                         "optimizer_unscored": float(metric.unscored_count), **counter.metrics()})
+
+        metadata = {"optimizer": spec.name, "budget": budget, "knobs": configured.knobs, "metric": metric.name,
+                    "dev_score": tuned.score, "dev_score_untuned": untuned.score, "dev_unscored": tuned.unscored,
+                    "dev_data": dev.label, "train_data": train.label, "train_data_hash": train.hash,
+                    "seed": request.seed, "run_id": run.run_id, "signature": sig,
+                    "lms": {k: v for k, v in (lms.models or {}).items() if v}}
+        document = export_document(compiled, resolved.name, resolved.config, metadata)
+        write_export(document, out)
+        with tempfile.TemporaryDirectory() as folder:
+            run.log_artifact(write_export(document, Path(folder) / ARTIFACT_NAME), ARTIFACT_DIR)
+    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials))

@@ -1,0 +1,75 @@
+"""``--program NAME|FILE``: a fresh registered program, or an exported (tuned) one loaded back safely.
+
+Every command that runs a judge (evaluate, audit, optimize) resolves its ``--program`` here, so a
+tuned JSON export is accepted wherever a program name is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tribunal.errors import UserError
+
+# What each shipped program judges: "mt" (MQM annotation of a translation) or "equiv" (a pair of
+# hypotheses). A program class may declare ``judge_kind`` itself; that wins.
+PROGRAM_KINDS = {"mmad": "mt", "gemba-mqm": "mt", "eaprompt": "mt", "equiv-llm": "equiv"}
+_KIND_LABELS = {"mt": "an MT", "equiv": "an equivalence"}
+
+
+@dataclass
+class ResolvedProgram:
+    """A built program and where it came from (what an export of it needs)."""
+
+    program: Any
+    name: str
+    config: dict[str, Any] = field(default_factory=dict)
+    kind: str | None = None
+    source: str = "registry"  # "registry" or the export file's path
+    document: dict[str, Any] | None = None  # the export it was loaded from, if any
+
+    @property
+    def label(self) -> str:
+        """For params and signatures: the name, plus ``@sha`` of the export it came from."""
+        return self.name if self.document is None else f"{self.name}@{self.document['sha256'][:12]}"
+
+
+def program_kind(name: str, program: Any) -> str | None:
+    """``"mt"``, ``"equiv"`` or None when unknown."""
+    return getattr(program, "judge_kind", None) or PROGRAM_KINDS.get(name)
+
+
+def _looks_like_file(value: str) -> bool:
+    return value.endswith(".json") or "/" in value or Path(value).is_file()
+
+
+def resolve_program(value: str, expected_kind: str | None = None, **config: Any) -> ResolvedProgram:
+    """Build ``value``: a registered program name (with ``config``) or the path of an exported JSON.
+
+    ``expected_kind`` ("mt" / "equiv") rejects a program of the other family with a clear error.
+    An export is verified (seal, structure, no secrets) and never unpickled; ``config`` must be empty
+    for it (the export carries its own).
+    """
+    from tribunal.programs.registry import build_program, program_names
+
+    if _looks_like_file(value):
+        from tribunal.optimizers.export import load_program
+
+        if config:
+            raise UserError(f"--program {value}: an exported program carries its own configuration")
+        if not Path(value).is_file():
+            raise UserError(f"--program {value}: no such file")
+        program, document = load_program(value)
+        info = document["program"]
+        resolved = ResolvedProgram(program, info["name"], dict(info.get("config") or {}), None, str(value), document)
+    else:
+        if value not in program_names():
+            raise UserError(f"unknown program {value!r} (available: {', '.join(program_names()) or 'none'}; "
+                            "or pass an exported .json file)")
+        resolved = ResolvedProgram(build_program(value, **config), value, dict(config))
+    resolved.kind = program_kind(resolved.name, resolved.program)
+    if expected_kind and resolved.kind and resolved.kind != expected_kind:
+        raise UserError(f"--program {value}: is {_KIND_LABELS.get(resolved.kind, resolved.kind)} judge, "
+                        f"but the data needs {_KIND_LABELS.get(expected_kind, expected_kind)} judge")
+    return resolved

@@ -1,0 +1,148 @@
+"""Training and dev data for optimizers, named by a SPEC string; WMT23 is refused (test data only).
+
+SPECs (``A-B`` is the half-open item range ``[A, B)``; ``A-`` runs to the end; no range = all):
+
+- ``mqm-ted:LP[:A-B]`` -- TED MQM annotations of language pair ``en-de`` or ``zh-en``, read from
+  ``$TRIBUNAL_DATA/mqm-ted`` (``~/.tribunal/data/mqm-ted`` otherwise). ``mqm-ted:FILE.tsv[:A-B]``
+  reads any TSV of the same format. One item = one rater's annotation of one system output.
+- ``suite[:FILE.jsonl][:A-B]`` -- pairs of the perturbation suite (the shipped one by default),
+  labelled "same" (wording-only, wording-chain) or "different" (first-/middle-step-swapped).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from tribunal.errors import UserError
+from tribunal.eval.tracking.signature import text_hash
+
+MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
+MT_INPUTS = ("source", "translation", "source_lang", "target_lang")
+EQUIV_INPUTS = ("hypothesis_a", "hypothesis_b")
+_RANGE = re.compile(r"^(\d+)-(\d*)$")
+_LANGS = {"en": "English", "de": "German", "zh": "Chinese"}
+
+
+@dataclass(frozen=True)
+class TrainingData:
+    """Examples loaded from a SPEC, with the judge kind they train and a content hash."""
+
+    spec: str
+    kind: str  # "mt" or "equiv"
+    examples: list[Any]
+    hash: str
+
+    @property
+    def label(self) -> str:
+        """``source/args/range@hash`` for signatures (``:`` separates a signature's keys from values)."""
+        return f"{self.spec.replace(':', '/')}@{self.hash}"
+
+
+def refuse_test_data(spec: str, option: str) -> None:
+    """WMT23 is the test set of the meta-evaluation: refuse any SPEC that names or points into it."""
+    candidates = [spec]
+    for part in spec.split(":"):
+        if part and ("/" in part or part.endswith((".tsv", ".jsonl"))):
+            candidates.append(str(Path(part).expanduser().resolve()))
+    if any("wmt23" in text.lower() for text in candidates):
+        raise UserError(f"{option} {spec}: WMT23 is test data only; tune on mqm-ted:LP or suite, never on WMT23")
+
+
+def _split_range(parts: list[str]) -> tuple[list[str], slice]:
+    if parts and _RANGE.match(parts[-1]):
+        start, stop = _RANGE.match(parts[-1]).groups()
+        if stop and int(stop) <= int(start):
+            raise UserError(f"empty item range {parts[-1]} (expected A-B with B > A)")
+        return parts[:-1], slice(int(start), int(stop) if stop else None)
+    return parts, slice(None)
+
+
+def _data_root() -> Path:
+    if os.environ.get("TRIBUNAL_DATA"):
+        return Path(os.environ["TRIBUNAL_DATA"]).expanduser()
+    return Path.home() / ".tribunal" / "data"
+
+
+def human_mqm_score(errors: list[dict[str, Any]]) -> float:
+    """``-sum`` of WMT weights: major 5, minor 1, minor fluency/punctuation 0.1, non-translation 25."""
+    total = 0.0
+    for error in errors:
+        category, severity = error["category"].lower(), error["severity"]
+        if category.startswith("non-translation") or severity == "critical":
+            total += 25.0
+        elif severity == "major":
+            total += 5.0
+        elif severity == "minor":
+            total += 0.1 if category == "fluency/punctuation" else 1.0
+    return -total
+
+
+def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
+    import dspy
+
+    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+
+    if len(args) != 1:
+        raise UserError("mqm-ted SPEC: expected mqm-ted:LP[:A-B] (LP: en-de or zh-en) or mqm-ted:FILE.tsv[:A-B]")
+    target = args[0]
+    if target in MQM_TED_FILES:
+        path, lp = _data_root() / "mqm-ted" / MQM_TED_FILES[target], target
+    else:
+        path = Path(target).expanduser()
+        match = re.search(r"(en|zh)(de|en)", path.stem)
+        lp = f"{match.group(1)}-{match.group(2)}" if match else ""
+    if not path.is_file():
+        raise UserError(f"{path}: no such TED MQM file (set TRIBUNAL_DATA to the folder holding mqm-ted/)")
+    source_lang, _, target_lang = lp.partition("-")
+    examples = []
+    for segment in annotated_segments(read_mqm_tsv(path)):
+        errors = [{"start": e.start, "end": e.end, "severity": e.severity, "category": e.category,
+                   "is_source_error": e.is_source_error} for e in segment.errors]
+        examples.append(dspy.Example(
+            source=segment.source, translation=segment.target,
+            source_lang=_LANGS.get(source_lang, source_lang), target_lang=_LANGS.get(target_lang, target_lang),
+            gold_score=human_mqm_score(errors), gold_errors=errors,
+            system=segment.system, seg_id=segment.seg_id, rater=segment.rater,
+        ).with_inputs(*MT_INPUTS))
+    return examples, "mt"
+
+
+def _suite(args: list[str]) -> tuple[list[Any], str]:
+    import dspy
+
+    from tribunal.eval.equiv.suite import load_suite
+
+    if len(args) > 1:
+        raise UserError("suite SPEC: expected suite[:FILE.jsonl][:A-B]")
+    try:
+        suite = load_suite(Path(args[0]).expanduser() if args else None)
+    except (OSError, ValueError) as err:
+        raise UserError(f"suite SPEC: {err}") from None
+    examples = [dspy.Example(
+        hypothesis_a=pair.original.render(), hypothesis_b=pair.perturbed.render(),
+        kind=pair.kind, verdict="same" if pair.expected_same else "different", pair_id=pair.id,
+    ).with_inputs(*EQUIV_INPUTS) for pair in suite.pairs]
+    return examples, "equiv"
+
+
+SOURCES: dict[str, Callable[[list[str]], tuple[list[Any], str]]] = {"mqm-ted": _mqm_ted, "suite": _suite}
+
+
+def load_training_data(spec: str, option: str = "--train") -> TrainingData:
+    """Examples named by ``spec``; a clear one-line error for WMT23, unknown sources and empty slices."""
+    refuse_test_data(spec, option)
+    source, *rest = spec.split(":")
+    if source not in SOURCES:
+        raise UserError(f"{option} {spec}: unknown data source {source!r} (have {', '.join(SOURCES)})")
+    args, items = _split_range(rest)
+    examples, kind = SOURCES[source](args)
+    examples = examples[items]
+    if not examples:
+        raise UserError(f"{option} {spec}: no items in that range")
+    canonical = json.dumps([dict(e.items()) for e in examples], sort_keys=True, ensure_ascii=False, default=str)
+    return TrainingData(spec=spec, kind=kind, examples=examples, hash=text_hash(canonical))

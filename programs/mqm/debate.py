@@ -1,0 +1,88 @@
+"""Stage 2 of M-MAD: what a debate over one dimension gets and returns, and the strategy registry.
+
+A strategy is a ``dspy.Module`` holding its own predictors; it receives a :class:`DebateCase`
+and returns a :class:`DebateOutcome`. Register new ones with :func:`register_strategy`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from tribunal.signatures.mqm.errors import DimensionError
+
+STAGE = "stage2"
+
+
+@dataclass
+class DebateCase:
+    """One dimension's stage-1 verdict, put up for debate."""
+
+    source: str
+    translation: str
+    dimension: str
+    topic: str
+    assessment: list[DimensionError]
+    opening: str | None = None
+    """The stage-1 agent's own rationale, used as the defender's first turn (no call) when set."""
+    turns: list[dict[str, Any]] = field(default_factory=list)
+
+    def inputs(self) -> dict[str, Any]:
+        """The inputs every debate signature shares."""
+        return dict(source=self.source, translation=self.translation, dimension=self.dimension,
+                    topic=self.topic, assessment=self.assessment, debate=self.transcript())
+
+    def add_turn(self, role: str, round_: int, text: str, errors: list[DimensionError] | None = None,
+                 **extra: Any) -> None:
+        self.turns.append({"role": role, "round": round_, "text": text,
+                           "errors": None if errors is None else [e.model_dump() for e in errors], **extra})
+
+    def transcript(self) -> str:
+        """The debate so far, as the agents read it."""
+        lines = []
+        for turn in self.turns:
+            lines.append(f"[round {turn['round']}] {turn['role']}: {turn['text']}")
+            if turn["errors"] is not None:
+                lines.append(f"  position: {json.dumps(turn['errors'], ensure_ascii=False)}")
+        return "\n".join(lines)
+
+
+@dataclass
+class DebateOutcome:
+    """The errors a debate settled on, and how it got there."""
+
+    errors: list[DimensionError]
+    rounds: int
+    consensus: bool | None
+    decided_by: str
+
+
+_STRATEGIES: dict[str, Callable[..., Any]] = {}
+
+
+def register_strategy(name: str) -> Callable[[type], type]:
+    """Class decorator: make a debate strategy selectable by ``name``."""
+
+    def add(cls: type) -> type:
+        _STRATEGIES[name] = cls
+        return cls
+
+    return add
+
+
+def strategy_names() -> list[str]:
+    _load_builtin()
+    return sorted(_STRATEGIES)
+
+
+def make_strategy(name: str, **kwargs: Any) -> Any:
+    """An instance of the strategy ``name``; a clear error for an unknown name."""
+    _load_builtin()
+    if name not in _STRATEGIES:
+        raise ValueError(f"unknown debate strategy {name!r}; choose one of {', '.join(sorted(_STRATEGIES))}")
+    return _STRATEGIES[name](**kwargs)
+
+
+def _load_builtin() -> None:
+    from tribunal.programs.mqm import consensus, deliberation, review  # noqa: F401  (they register)

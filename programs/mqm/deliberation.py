@@ -1,0 +1,32 @@
+"""The ``deliberation`` strategy: a fixed number of rounds, then a judge agent decides."""
+
+from __future__ import annotations
+
+import dspy
+
+from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
+from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.signatures.mqm.debate_verdict import DebateVerdict
+from tribunal.signatures.mqm.debater import DebateTurn
+
+
+@register_strategy("deliberation")
+class Deliberation(dspy.Module):
+    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, **_: object):
+        super().__init__()
+        self.rounds, self.lms = rounds, lms
+        self.defender = dspy.Predict(DebateTurn)
+        self.opposer = dspy.Predict(DebateTurn)
+        self.judge = dspy.Predict(DebateVerdict)
+
+    def forward(self, case: DebateCase) -> DebateOutcome:
+        for round_ in range(1, self.rounds + 1):
+            for side, predictor, stance in (("defender", self.defender, "defend"), ("opposer", self.opposer, "oppose")):
+                if side == "defender" and round_ == 1 and case.opening is not None:
+                    case.add_turn("defender", 1, case.opening, case.assessment, source="stage1")
+                    continue
+                out = invoke(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
+                case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
+        verdict = invoke(self.lms, "debate_judge", STAGE, self.judge, **case.inputs())
+        case.add_turn("debate_judge", self.rounds, "verdict", verdict.errors)
+        return DebateOutcome(verdict.errors, self.rounds, None, "debate judge")

@@ -1,0 +1,26 @@
+"""The EAPrompt baseline: error analysis, then counts; score ``-(5 * major + minor)``. No spans."""
+
+from __future__ import annotations
+
+import dspy
+
+from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer, invoke
+from tribunal.programs.mqm.scoring import count_score
+from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
+
+
+class EAPromptJudge(dspy.Module):
+    def __init__(self, lms: RoleLMs | None = None):
+        super().__init__()
+        self.lms = lms
+        self.analyse = dspy.Predict(ErrorAnalysis)
+
+    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        out = invoke(self.lms, "eaprompt", "eaprompt", self.analyse, source=source, translation=translation,
+                     source_lang=source_lang, target_lang=target_lang)
+        major, minor = int(out.major_errors), int(out.minor_errors)
+        if major < 0 or minor < 0:
+            raise UnusableAnswer(f"negative error count (major={major}, minor={minor})")
+        transcript = [{"stage": "eaprompt", "role": "eaprompt", "analysis": out.analysis,
+                       "major": major, "minor": minor}]
+        return dspy.Prediction(errors=[], score=count_score(major, minor), transcript=transcript, debates={})

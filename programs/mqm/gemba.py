@@ -1,0 +1,23 @@
+"""The GEMBA-MQM baseline: one coupled prompt with 3 fixed demos, scored by GEMBA's own scheme."""
+
+from __future__ import annotations
+
+import dspy
+
+from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.scoring import gemba_mqm_score
+from tribunal.signatures.mqm.gemba import GembaMQM
+
+
+class GembaMQMJudge(dspy.Module):
+    def __init__(self, lms: RoleLMs | None = None):
+        super().__init__()
+        self.lms = lms
+        self.annotate = dspy.Predict(GembaMQM)
+
+    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        out = invoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
+                     source_lang=source_lang, target_lang=target_lang)
+        errors = list(out.errors)
+        transcript = [{"stage": "gemba", "role": "gemba", "errors": [e.model_dump() for e in errors]}]
+        return dspy.Prediction(errors=errors, score=gemba_mqm_score(errors), transcript=transcript, debates={})

@@ -1,0 +1,39 @@
+"""The MT judge programs selectable by name (``--program``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tribunal.programs.mqm.roles import RoleLMs
+
+
+def _mmad(config: Any, lms: RoleLMs | None):
+    from tribunal.programs.mqm.mmad import MMAD
+
+    return MMAD(config, lms)
+
+
+def _gemba(config: Any, lms: RoleLMs | None):
+    from tribunal.programs.mqm.gemba import GembaMQMJudge
+
+    return GembaMQMJudge(lms)
+
+
+def _eaprompt(config: Any, lms: RoleLMs | None):
+    from tribunal.programs.mqm.eaprompt import EAPromptJudge
+
+    return EAPromptJudge(lms)
+
+
+PROGRAMS: dict[str, Callable[[Any, RoleLMs | None], Any]] = {
+    "mmad": _mmad,
+    "gemba-mqm": _gemba,
+    "eaprompt": _eaprompt,
+}
+
+
+def build_program(name: str, config: Any = None, lms: RoleLMs | None = None):
+    """The program ``name`` (``mmad`` reads ``config``, an ``MMADConfig``)."""
+    if name not in PROGRAMS:
+        raise ValueError(f"unknown program {name!r}; choose one of {', '.join(PROGRAMS)}")
+    return PROGRAMS[name](config, lms)

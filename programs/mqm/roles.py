@@ -1,0 +1,60 @@
+"""Which LM each role runs on, and the call wrapper that tags every LM call with its stage.
+
+Roles: the dimension agents (``accuracy``, ``fluency``, ``style``, ``terminology``, group
+``assessor``), ``coupled``, ``defender`` / ``opposer`` (group ``debater``), ``consensus``,
+``reviewer``, ``debate_judge``, ``judge``, ``gemba``, ``eaprompt``. A role without its own LM
+falls back to its group's, then to the default LM.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from typing import Any, Mapping
+
+ROLE_GROUPS: dict[str, str] = {
+    "accuracy": "assessor", "fluency": "assessor", "style": "assessor", "terminology": "assessor",
+    "defender": "debater", "opposer": "debater",
+}
+ROLES: tuple[str, ...] = (
+    "accuracy", "fluency", "style", "terminology", "assessor", "coupled", "defender", "opposer", "debater",
+    "consensus", "reviewer", "debate_judge", "judge", "gemba", "eaprompt",
+)
+
+_CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))
+
+
+class UnusableAnswer(ValueError):
+    """An answer that parsed but cannot be scored (e.g. a negative error count): the item is unscored."""
+
+
+def current_call() -> tuple[str, str]:
+    """``(stage, role)`` of the LM call being made on this thread, e.g. ``("stage2", "opposer")``."""
+    return _CALL.get()
+
+
+class RoleLMs:
+    """A default LM plus optional per-role LMs. ``None`` everywhere means ``dspy.settings.lm``."""
+
+    def __init__(self, default: Any = None, roles: Mapping[str, Any] | None = None):
+        unknown = set(roles or {}) - set(ROLES)
+        if unknown:
+            raise ValueError(f"unknown role(s) {sorted(unknown)}; known roles: {', '.join(ROLES)}")
+        self.default = default
+        self.roles = dict(roles or {})
+
+    def for_role(self, role: str) -> Any:
+        return self.roles.get(role) or self.roles.get(ROLE_GROUPS.get(role, "")) or self.default
+
+
+def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs: Any) -> Any:
+    """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``."""
+    token = _CALL.set((stage, role))
+    try:
+        import dspy
+
+        lm = lms.for_role(role) if lms else None
+        with dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+            return predictor(**inputs)
+    finally:
+        _CALL.reset(token)

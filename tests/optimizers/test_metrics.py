@@ -1,0 +1,93 @@
+"""Optimizer metrics: MQM agreement (score, span F1, severity), verdict accuracy, unscored accounting."""
+
+from __future__ import annotations
+
+import inspect
+
+import dspy
+import pytest
+
+from tribunal.eval.equiv.rules.base import Judgment
+from tribunal.optimizers.equiv_metric import EXPECTED_VERDICT, EquivalenceMetric
+from tribunal.optimizers.mt_metric import MQMMetric
+
+TRANSLATION = "Der Hund sitzt auf dem Tisch und bellt laut."
+
+
+def gold(errors, score):
+    return dspy.Example(source="The dog sits on the table and barks loudly.", translation=TRANSLATION,
+                        gold_score=score, gold_errors=errors).with_inputs("source", "translation")
+
+
+def span(text, severity, category="Accuracy/Mistranslation"):
+    start = TRANSLATION.index(text)
+    return {"start": start, "end": start + len(text), "severity": severity, "category": category,
+            "is_source_error": False}
+
+
+GOLD = gold([span("Tisch", "major"), span("laut", "minor")], -6.0)
+
+
+def prediction(errors, score):
+    return dspy.Prediction(errors=[{"span": s, "severity": v} for s, v in errors], score=score)
+
+
+def test_perfect_annotation_scores_one():
+    metric = MQMMetric()
+    outcome = metric.outcome(GOLD, prediction([("Tisch", "major"), ("laut", "minor")], -6.0))
+    assert outcome.score == pytest.approx(1.0)
+    assert outcome.components == {"score": 1.0, "spans": 1.0, "severity": 1.0}
+
+
+def test_components_penalise_what_differs():
+    metric = MQMMetric()
+    missed = metric.outcome(GOLD, prediction([("Tisch", "major")], -5.0))
+    assert missed.components["score"] == pytest.approx(1 - 1 / 25)
+    assert missed.components["spans"] == pytest.approx(2 * 1 * (5 / 9) / (1 + 5 / 9))  # P = 1, R = 5/9 chars
+    assert "Missed human errors: 'laut' (minor)" in missed.feedback
+    wrong_severity = metric.outcome(GOLD, prediction([("Tisch", "minor"), ("laut", "minor")], -2.0))
+    assert wrong_severity.components["severity"] == pytest.approx(0.5)
+    assert "'Tisch' is major, not minor" in wrong_severity.feedback
+    invented = metric.outcome(GOLD, prediction([("Tisch", "major"), ("laut", "minor"), ("Katze", "major")], -11.0))
+    assert invented.components["spans"] < 1.0  # a span that is not in the translation is a false positive
+    assert "not exact substrings" in invented.feedback
+
+
+def test_no_errors_on_both_sides_is_perfect_and_severity_not_applicable():
+    outcome = MQMMetric().outcome(gold([], 0.0), prediction([], 0.0))
+    assert outcome.score == 1.0 and "severity" not in outcome.components
+
+
+def test_unparseable_prediction_is_zero_for_the_optimizer_but_counted_unscored():
+    metric = MQMMetric()
+    assert metric(GOLD, dspy.Prediction(errors=[], score=None)) == 0.0
+    assert metric(GOLD, None) == 0.0
+    assert metric(GOLD, prediction([("Tisch", "major")], -5.0)) > 0.5
+    assert metric.calls == 3 and metric.unscored_count == 2
+    assert set(metric.unscored_reasons) == {"no MQM score in the prediction", "no prediction (the program failed)"}
+
+
+@pytest.mark.parametrize("kind", list(EXPECTED_VERDICT))
+def test_verdict_accuracy_against_perturbation_labels(kind):
+    metric = EquivalenceMetric()
+    example = dspy.Example(hypothesis_a="a", hypothesis_b="b", kind=kind).with_inputs("hypothesis_a", "hypothesis_b")
+    right = "same" if kind.startswith("wording") else "different"
+    wrong = {"same": "different", "different": "same"}[right]
+    assert metric(example, dspy.Prediction(verdict=right)) == 1.0
+    assert metric(example, dspy.Prediction(verdict=wrong)) == 0.0
+    # the majority judge's typed judgment works the same way
+    assert metric(example, dspy.Prediction(judgment=Judgment(same=right == "same"))) == 1.0
+    assert metric.unscored_count == 0
+
+
+def test_equivalence_unscored_and_feedback_for_gepa():
+    metric = EquivalenceMetric()
+    example = dspy.Example(hypothesis_a="a", hypothesis_b="b", kind="first-step-swapped")
+    undecided = dspy.Prediction(judgment=Judgment(same=None, reason="no two scored votes agree"))
+    assert metric(example, undecided) == 0.0
+    assert metric.unscored_reasons == {"no two scored votes agree": 1}
+    inspect.signature(metric.with_feedback).bind(None, None, None, None, None)  # GEPA's five-argument protocol
+    result = metric.with_feedback(example, dspy.Prediction(verdict="same"), None, "judge", None)
+    assert result.score == 0.0 and "label is 'different'" in result.feedback and "initiating event" in result.feedback
+    with pytest.raises(ValueError, match="neither a known perturbation kind"):
+        metric.judge(dspy.Example(hypothesis_a="a"), dspy.Prediction(verdict="same"))

@@ -1,0 +1,75 @@
+"""Data SPECs for optimizers: TED MQM and the perturbation suite load; WMT23 never does."""
+
+from __future__ import annotations
+
+import pytest
+
+from tribunal.errors import UserError
+from tribunal.optimizers.training_data import human_mqm_score, load_training_data
+
+HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
+ROWS = [
+    "sysA\ttalk.1\t1\t1\tr1\tHello world.\t<v>Hallo</v> Welt.\tAccuracy/Mistranslation\tMajor\t\n",
+    "sysA\ttalk.1\t1\t1\tr1\tHello world.\tHallo Welt<v>.</v>\tFluency/Punctuation\tMinor\t\n",
+    "sysB\ttalk.1\t1\t1\tr2\tHello world.\tHallo Welt.\tNo-error\tNo-error\t\n",
+    "sysA\ttalk.1\t1\t2\tr1\tBye.\tTschüss.\tNo-error\tNo-error\t\n",
+]
+
+
+@pytest.fixture
+def ted_tsv(tmp_path):
+    path = tmp_path / "mqm_ted_ende.tsv"
+    path.write_text(HEADER + "".join(ROWS), encoding="utf-8")
+    return path
+
+
+def test_ted_mqm_items_carry_human_spans_and_score(ted_tsv):
+    data = load_training_data(f"mqm-ted:{ted_tsv}:0-2")
+    assert data.kind == "mt" and len(data.examples) == 2
+    first = data.examples[0]
+    assert set(first.inputs().keys()) == {"source", "translation", "source_lang", "target_lang"}
+    assert first.translation == "Hallo Welt." and first.source_lang == "English" and first.target_lang == "German"
+    assert first.gold_score == pytest.approx(-5.1)  # major 5 + minor fluency/punctuation 0.1
+    assert [(e["start"], e["end"], e["severity"]) for e in first.gold_errors] == [(0, 5, "major"), (10, 11, "minor")]
+    assert data.examples[1].gold_errors == [] and data.examples[1].gold_score == 0.0
+    assert load_training_data(f"mqm-ted:{ted_tsv}:0-2").hash == data.hash
+    assert load_training_data(f"mqm-ted:{ted_tsv}:1-3").hash != data.hash
+    assert len(load_training_data(f"mqm-ted:{ted_tsv}").examples) == 3
+
+
+def test_suite_items_are_labelled_by_perturbation_kind():
+    data = load_training_data("suite:0-8")
+    assert data.kind == "equiv" and len(data.examples) == 8
+    for example in data.examples:
+        assert example.verdict == ("same" if example.kind in ("wording-only", "wording-chain") else "different")
+        assert set(example.inputs().keys()) == {"hypothesis_a", "hypothesis_b"}
+        assert example.hypothesis_a != example.hypothesis_b
+
+
+def test_wmt23_is_refused_by_name_and_by_path(tmp_path, ted_tsv):
+    folder = tmp_path / "wmt23"
+    folder.mkdir()
+    inside = folder / "mqm_ted_ende.tsv"
+    inside.write_text(ted_tsv.read_text())
+    link = tmp_path / "innocent"
+    link.symlink_to(folder)
+    for spec in ("wmt23:en-de:0-10", "WMT23", f"mqm-ted:{inside}", f"mqm-ted:{link}/mqm_ted_ende.tsv"):
+        with pytest.raises(UserError, match="WMT23 is test data only"):
+            load_training_data(spec, "--dev")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("bogus:0-3", "unknown data source 'bogus'"),
+    ("suite:5-3", "empty item range"),
+    ("suite:100000-", "no items in that range"),
+    ("mqm-ted:/nonexistent/mqm_ted_ende.tsv", "no such TED MQM file"),
+])
+def test_bad_specs_are_user_errors(spec, message):
+    with pytest.raises(UserError, match=message):
+        load_training_data(spec)
+
+
+def test_human_score_weights():
+    errors = [{"category": "Non-translation!", "severity": "major"}, {"category": "Style/Awkward", "severity": "minor"},
+              {"category": "Other", "severity": "neutral"}]
+    assert human_mqm_score(errors) == -26.0

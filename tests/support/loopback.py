@@ -1,0 +1,99 @@
+"""A loopback OpenAI-compatible chat-completions server for tests and the runner benchmark.
+
+``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
+(:mod:`mqm_fakes`), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
+timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Iterator
+
+from tests.support.mqm_fakes import Responder, answer
+
+Fault = Callable[[int, str, dict[str, Any]], "str | None"]
+
+
+class LoopbackState:
+    def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float):
+        self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
+        self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.lock = threading.Lock()
+
+
+def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        timeout = 30  # bounded: an idle connection is closed
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm
+            # and the client's delayed ACK add ~40 ms to every response.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            for key, value in {"Content-Type": "application/json", "Content-Length": str(len(data)),
+                               **(headers or {})}.items():
+                self.send_header(key, value)
+            self.end_headers()
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            messages = body.get("messages", [])
+            system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))
+            user = [m["content"] for m in messages if m["role"] == "user"][-1]
+            name, text, inputs = answer(system, user, state.responder)
+            with state.lock:
+                number = len(state.hits)
+                fault = state.fault(number, name, inputs) if state.fault else None
+                state.hits.append((name, fault, inputs))
+            if state.latency:
+                time.sleep(state.latency)
+            if fault == "429":
+                return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "0"})
+            if fault == "500":
+                return self._send(500, {"error": {"message": "internal error"}}, {"Retry-After": "0"})
+            if fault == "timeout":
+                time.sleep(state.hang)
+                return self._send(500, {"error": {"message": "too late"}})
+            if fault == "garbage":
+                text = "I think this translation is fine, mostly?"
+            self._send(200, {
+                "id": f"cmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": len(system + user) // 4, "completion_tokens": len(text) // 4,
+                          "total_tokens": (len(system + user) + len(text)) // 4},
+            })
+
+    return Handler
+
+
+@contextlib.contextmanager
+def loopback_server(responder: Responder, fault: Fault | None = None, latency: float = 0.0,
+                    hang: float = 2.0) -> Iterator[tuple[str, LoopbackState]]:
+    """``(api_base, state)`` of a running server; shut down on exit."""
+    state = LoopbackState(responder, fault, latency, hang)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1", state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,151 @@
+"""A scripted offline LM for the MQM judge signatures, usable in-process or behind the loopback server.
+
+Requests are routed by the signature's instruction (its docstring's first line, which DSPy's chat
+adapter puts in the system message); the inputs are read back from the ``[[ ## field ## ]]``
+sections of the last user message, and answers are written in the chat adapter's format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from typing import Any, Callable
+
+from tribunal.signatures.mqm.coupled import CoupledAssessment
+from tribunal.signatures.mqm.consensus import ConsensusCheck
+from tribunal.signatures.mqm.debate_verdict import DebateVerdict
+from tribunal.signatures.mqm.debater import DebateTurn
+from tribunal.signatures.mqm.dimensions import ASSESSORS
+from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
+from tribunal.signatures.mqm.final_judge import FinalJudgment
+from tribunal.signatures.mqm.gemba import GembaMQM
+from tribunal.signatures.mqm.reviewer import ReviewTurn
+
+SIGNATURES = {cls.__name__: cls for cls in [*ASSESSORS.values(), CoupledAssessment, ConsensusCheck, DebateVerdict,
+                                            DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn]}
+_FIRST_LINES = {name: cls.instructions.strip().split("\n")[0].strip() for name, cls in SIGNATURES.items()}
+_SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n")
+
+Responder = Callable[[str, dict[str, Any]], "dict[str, Any] | str"]
+
+
+def identify(system_text: str) -> str:
+    """The name of the signature whose instruction is in ``system_text``."""
+    found = [name for name, line in _FIRST_LINES.items() if line in system_text]
+    if len(found) != 1:
+        raise LookupError(f"cannot tell the signature from the system message (matches: {found})")
+    return found[0]
+
+
+def parse_fields(text: str) -> dict[str, Any]:
+    """``[[ ## name ## ]]`` sections of a message, JSON-decoded where possible."""
+    parts = _SECTION.split(text)
+    fields: dict[str, Any] = {}
+    for name, value in zip(parts[1::2], parts[2::2]):
+        value = value.strip()
+        if value.startswith("Respond with") or name == "completed":
+            continue
+        value = value.split("\n\nRespond with")[0].strip()
+        try:
+            fields[name] = json.loads(value)
+        except json.JSONDecodeError:
+            fields[name] = value
+    return fields
+
+
+def chat_answer(outputs: dict[str, Any]) -> str:
+    """Outputs in DSPy's chat-adapter format."""
+    body = "".join(f"[[ ## {k} ## ]]\n{v if isinstance(v, str) else json.dumps(v)}\n\n" for k, v in outputs.items())
+    return body + "[[ ## completed ## ]]"
+
+
+def answer(system_text: str, user_text: str, responder: Responder) -> tuple[str, str, dict[str, Any]]:
+    """``(signature name, answer text, inputs)`` for one request."""
+    name = identify(system_text)
+    inputs = parse_fields(user_text)
+    outputs = responder(name, inputs)
+    return name, outputs if isinstance(outputs, str) else chat_answer(outputs), inputs
+
+
+class ScriptedEngine:
+    """A DSPy engine (``complete(Request) -> Response``) answering from a responder; records every call."""
+
+    def __init__(self, responder: Responder):
+        self.responder = responder
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+
+    def complete(self, request):
+        from dspy.lm15 import Message, Response, TextPart, Usage
+
+        system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system or [])
+        user = [m for m in request.messages if m.role == "user"][-1].text or ""
+        name, text, inputs = answer(system, user, self.responder)
+        with self._lock:
+            self.calls.append((name, inputs))
+        return Response(id=None, model="scripted", message=Message.assistant([TextPart(text)]), finish_reason="stop",
+                        usage=Usage(input_tokens=len(system + user) // 4, output_tokens=len(text) // 4,
+                                    total_tokens=(len(system + user) + len(text)) // 4))
+
+    def stream(self, request):
+        raise NotImplementedError("the scripted engine does not stream")
+
+    def close(self) -> None:
+        pass
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+
+def _h(*parts: object) -> int:
+    return int(hashlib.sha256("\0".join(map(str, parts)).encode()).hexdigest()[:8], 16)
+
+
+SUBCATEGORY = {"AccuracyAssessment": "mistranslation", "FluencyAssessment": "grammar",
+               "StyleAssessment": "awkward", "TerminologyAssessment": "inappropriate for context"}
+ERROR_RATE = {"AccuracyAssessment": 45, "FluencyAssessment": 30, "StyleAssessment": 35, "TerminologyAssessment": 15}
+
+
+def synthetic_judge(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A deterministic stand-in for a real judge: outcomes depend only on a hash of the inputs.
+
+    Stage-1 agents find one error (the translation's longest word) at fixed rates per dimension;
+    the opposer concedes in round 1 with probability 0.6, the defender in later rounds with 0.3.
+    """
+    translation = str(inputs.get("translation", ""))
+    word = max(translation.split() or ["?"], key=len)
+    if name in ERROR_RATE:
+        hit = _h(name, translation) % 100 < ERROR_RATE[name]
+        severity = "major" if _h("sev", name, translation) % 3 == 0 else "minor"
+        errors = [{"span": word, "subcategory": SUBCATEGORY[name], "severity": severity, "is_source_error": False}]
+        return {"rationale": "synthetic", "errors": errors if hit else []}
+    if name == "DebateTurn":
+        debate, stance = str(inputs.get("debate", "")), inputs.get("stance")
+        round_ = debate.count("opposer:") + 1 if stance == "oppose" else debate.count("defender:") + 1
+        agrees = (_h("agree", translation, inputs.get("dimension"), round_) % 100) < (60 if stance == "oppose" else 30)
+        position = inputs.get("assessment") or []
+        if stance == "oppose" and not agrees:
+            position = [dict(e, severity="minor" if e["severity"] == "major" else "major") for e in position]
+        return {"argument": f"{stance} round {round_}", "position": position, "agrees": bool(agrees and round_ > 0)}
+    if name == "ConsensusCheck":
+        return {"consensus": _h("c", inputs.get("debate")) % 2 == 0, "agreed": []}
+    if name in ("DebateVerdict",):
+        return {"errors": inputs.get("assessment") or []}
+    if name == "ReviewTurn":
+        decided = bool(inputs.get("final_round")) or _h("r", translation, inputs.get("dimension")) % 2 == 0
+        return {"questions": "" if decided else "why?", "decided": decided, "errors": inputs.get("assessment") or []}
+    if name == "FinalJudgment":
+        return {"errors": inputs.get("verdicts") or []}
+    if name == "CoupledAssessment":
+        hit = _h(name, translation) % 100 < 60
+        return {"rationale": "", "errors": [{"span": word, "dimension": "accuracy", "subcategory": "mistranslation",
+                                              "severity": "minor", "is_source_error": False}] if hit else []}
+    if name == "GembaMQM":
+        hit = _h(name, translation) % 100 < 60
+        return {"errors": [{"span": word, "category": "accuracy", "subcategory": "mistranslation",
+                            "severity": "major", "is_source_error": False}] if hit else []}
+    if name == "ErrorAnalysis":
+        return {"analysis": "synthetic", "major_errors": _h("M", translation) % 2, "minor_errors": _h("m", translation) % 3}
+    raise LookupError(name)

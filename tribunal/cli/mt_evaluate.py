@@ -1,0 +1,109 @@
+"""``tribunal mt evaluate``: run an MT judge (M-MAD or a baseline) over WMT-style data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from tribunal.cli.common import NoTrack, TrackingUri, data_root
+from tribunal.cli.console import console as make_console
+from tribunal.cli.errors import UserError
+
+
+def evaluate(
+    lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en."),
+    data: Optional[Path] = typer.Option(None, "--data", help="MTME folder (default: $TRIBUNAL_DATA/wmt23)."),
+    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt (default mmad)."),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="consensus | deliberation | interactive-review | consultancy-review."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="Maximum debate rounds (default 3)."),
+    ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="stage1 | stage2 | stage3 (repeatable)."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="Debate topic: severity | category | free."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="Default LM, e.g. openai/gpt-4o-mini."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint URL."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Env variable holding the API key."),
+    role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="ROLE=MODEL (repeatable), e.g. judge=openai/gpt-4o."),
+    systems: Optional[List[str]] = typer.Option(None, "--systems", help="Systems to judge (default: the scored ones)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
+    rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Items judged at once (default 8)."),
+    demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per dimension agent (default 2)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default tribunal-out/mt)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),
+    retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A .toml/.json config; flags override it."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+) -> None:
+    """Judge translations with an LM judge; write MTME score files, errors and transcripts; meta-evaluate."""
+    from pydantic import ValidationError
+
+    from tribunal.cli.common import tracking_settings
+    from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge
+    from tribunal.programs.lm import parse_role_lms
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    try:
+        base = load_config_file(config) if config else {}
+        roles = parse_role_lms(role_lm) if role_lm else None
+    except (OSError, ValueError) as err:
+        raise UserError(str(err)) from None
+    mmad = {"strategy": strategy, "rounds": rounds, "topic": topic, "ablate": list(ablate) if ablate else None}
+    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": roles,
+             "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env},
+             "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
+             "concurrency": concurrency, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
+    merged = merge(base, flags)
+    if not merged.get("data"):
+        root = data_root()
+        merged["data"] = root / "wmt23" if root else None
+    if not (merged.get("lm") or {}).get("model"):
+        raise UserError("no LM: pass --lm MODEL (e.g. openai/gpt-4o-mini) or set lm.model in --config")
+    try:
+        settings = EvaluateConfig.model_validate(merged)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+    if settings.data is None or not (Path(settings.data) / "sources").is_dir():
+        raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
+    run_and_report(settings, tracking_settings(tracking_uri, no_track))
+
+
+def run_and_report(settings, tracking, engine=None) -> None:
+    """Run with a Rich progress bar and print the summary (shared with ``tribunal demo``)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.eval.mt.job import run_evaluation
+
+    console = make_console()
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task(f"{settings.metric_name} {settings.lp}", total=None)
+        try:
+            result = run_evaluation(settings, tracking, engine,
+                                    progress=lambda done, total: bar.update(task, completed=done, total=total))
+        except (ValueError, DataFormatError) as err:
+            raise UserError(str(err)) from None
+    print_summary(console, result)
+
+
+def print_summary(console, result) -> None:
+    s = result.summary
+    console.print(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
+                  f"scored {s['scored']}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
+    for reason, count in sorted(s["unscored_reasons"].items()):
+        console.print(f"  unscored: {count} x {reason}")
+    stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
+    console.print(f"LM calls: {s['lm_calls']} ({stages}); tokens: {s['prompt_tokens']} in, {s['completion_tokens']} out")
+    for key, value in result.meta.items():
+        console.print(f"  {key}: {value:.4f}")
+    for key, value in result.spans.items():
+        console.print(f"  span {key}: {value:.4f}")
+    console.print(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
+    console.print(f"wall time: {s['wall_seconds']:.1f} s")
+    console.print(f"signature: {result.signature}")
+    if result.run_id:
+        console.print(f"MLflow run {result.run_id}")

@@ -1,0 +1,54 @@
+"""``tribunal optimize``: tune a judge's demos and instructions against human labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from tribunal.cli.common import NoTrack, TrackingUri, tracking_settings
+from tribunal.cli.console import console as make_console
+
+OPTIMIZER_HELP = ("labeled | bootstrap | random-search | mipro | simba | gepa "
+                  "(--budget: demos | demos | candidate programs | trials | steps | metric calls)")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("optimize")(optimize)
+
+
+def optimize(
+    program: str = typer.Option(..., "--program", help="A registered program name, or an exported .json file."),
+    optimizer: str = typer.Option(..., "--optimizer", help=OPTIMIZER_HELP),
+    train: str = typer.Option(
+        ..., "--train", help="Training data: mqm-ted:LP[:A-B] or suite[:FILE][:A-B] (never WMT23)."),
+    dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train)."),
+    lm: str = typer.Option(..., "--lm", help="Task LM (any LiteLLM model name; key from the environment)."),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="Endpoint URL for all LMs (vLLM, Ollama, ...)."),
+    teacher_lm: Optional[str] = typer.Option(None, "--teacher-lm", help="Teacher LM for bootstrapping demos."),
+    prompt_lm: Optional[str] = typer.Option(
+        None, "--prompt-lm", help="Prompt/reflection LM for mipro, simba, gepa (default: --lm)."),
+    budget: Optional[int] = typer.Option(None, "--budget", help="Optimizer budget (see --optimizer)."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    threads: int = typer.Option(4, "--threads", help="Concurrent LM calls."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+) -> None:
+    """Tune a judge with a DSPy optimizer; every trial is a nested MLflow run; the result is exported."""
+    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
+
+    request = OptimizeRequest(program=program, optimizer=optimizer, train=train, dev=dev, lm=lm, api_base=api_base,
+                              teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
+                              threads=threads, out=out)
+    settings = tracking_settings(tracking_uri, no_track)
+    result = run_optimize(request, settings)
+    console = make_console()
+    console.print(f"dev score: untuned {result.untuned.score:.3f} -> tuned {result.tuned.score:.3f} "
+                  f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
+    console.print(f"program: {result.out}")
+    console.print(f"signature: {result.signature}", soft_wrap=True)
+    if result.run_id:
+        console.print(f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")
