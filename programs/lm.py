@@ -37,6 +37,10 @@ def build_lm(settings: LMSettings, engine: Any = None):
     """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
     import dspy
 
+    from tribunal.programs import dspy_speedups
+
+    dspy_speedups.install()
+
     kwargs: dict[str, Any] = dict(
         temperature=settings.temperature,
         max_tokens=settings.max_tokens,

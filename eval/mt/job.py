@@ -92,9 +92,10 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
     if progress:
         progress(done, total)
-    started = time.perf_counter()
+    make_program = program_factory(config, engine) if pending else None
+    started = time.perf_counter()  # judging only: data and demo loading are not LM work
     if pending:
-        judge_all(program_factory(config, engine), pending, languages, journal, config.concurrency, landed)
+        judge_all(make_program, pending, languages, journal, config.concurrency, landed)
     wall = time.perf_counter() - started
     results = {k: journal.results[k] for k in items.items if k in journal.results}
     outputs = {s: pair.system_output(s) for s in items.systems}

@@ -75,7 +75,9 @@ def judge_all(
     def work(item: JudgeItem) -> ItemResult:
         if not hasattr(local, "program"):
             local.program = make_program()
-        return judge_item(local.program, item, languages)
+        result = judge_item(local.program, item, languages)
+        journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
+        return result
 
     pending = iter(items)
     with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge") as pool:
@@ -92,7 +94,6 @@ def judge_all(
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
                     result = future.result()
-                    journal.append(result)
                     if on_result:
                         on_result(result)
         except BaseException:
