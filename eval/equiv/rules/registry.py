@@ -23,6 +23,8 @@ class RuleOptions(BaseModel):
     lm: Any = None
     lm_name: str | None = None
     threads: int = 4
+    program: Any = None
+    program_label: str | None = None
 
 
 def _llm(options: RuleOptions) -> EquivalenceRule:
@@ -30,7 +32,8 @@ def _llm(options: RuleOptions) -> EquivalenceRule:
 
     if options.lm is None:
         raise ValueError("the llm rule needs an LM (--lm MODEL)")
-    return LLMJudgeRule(options.lm, options.rubric, options.threads, options.lm_name)
+    return LLMJudgeRule(options.lm, options.rubric, options.threads, options.lm_name,
+                        options.program, options.program_label)
 
 
 RULES: dict[str, Callable[[RuleOptions], EquivalenceRule]] = {
