@@ -48,3 +48,11 @@ def tiny_mtme(tmp_path: Path) -> Path:
           "".join(f"{s}\t{v}\n" for s, vals in metric.items() for v in vals))
     write(root / "metric-scores" / "en-de" / "M-refA.sys.score", "A\t0.27\nB\t0.63\nC\t0.53\n")
     return root
+
+
+@pytest.fixture
+def scripted():
+    """The scripted-LM helpers: ``scripted.scripted_lm(respond)``, ``scripted.field(user, name)``."""
+    from tests.support import scripted_lm
+
+    return scripted_lm
