@@ -136,4 +136,6 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
         write_export(document, out)
         with tempfile.TemporaryDirectory() as folder:
             run.log_artifact(write_export(document, Path(folder) / ARTIFACT_NAME), ARTIFACT_DIR)
+        run.register_artifact(f"tribunal-{resolved.name}", ARTIFACT_DIR,
+                              {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
     return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials))

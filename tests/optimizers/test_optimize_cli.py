@@ -71,6 +71,10 @@ def test_optimize_export_load_round_trip(tmp_path, monkeypatch, mlflow_uri):
     assert all("score" in c.data.metrics for c in children)
     assert max(c.data.metrics["score"] for c in children) == pytest.approx(metadata["dev_score"])
 
+    [version] = client.search_model_versions("name = 'tribunal-test-toy-equiv'")
+    assert version.run_id == run_id and version.source.endswith("/program")  # the JSON export, not a pickle
+    assert version.tags["sha256"] == document["sha256"]
+
     exported = tmp_path / "again.json"
     result = runner.invoke(app, ["export", run_id, "--out", str(exported), "--tracking-uri", uri])
     assert result.exit_code == 0, (result.output, result.exception)
