@@ -30,7 +30,9 @@ class EvaluateConfig(BaseModel):
     systems: list[str] | None = None
     limit: int | None = Field(None, ge=1)
     rated_only: bool = False
-    concurrency: int = Field(8, ge=1, le=512)
+    concurrency: int = Field(8, ge=1, le=512, description="LM calls in flight at most (items in flight: a few more)")
+    fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
+                                            "debates of different dimensions) concurrently")
     out: Path = Path("tribunal-out/mt")
     demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")

@@ -33,12 +33,17 @@ def _demo_root(config: EvaluateConfig) -> Path:
 
 
 def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
-    """A function building a fresh program (one per worker thread) with its LMs and demos."""
+    """A function building a fresh program (one per worker thread) with its LMs and demos.
+
+    The LMs carry the usage meter's relay callback, so :func:`judge_item` counts their calls.
+    """
+    from tribunal.eval.mt.meter import attach_relay
     from tribunal.programs.lm import build_lm, build_role_lms
     from tribunal.programs.mqm.registry import build_program
     from tribunal.programs.mqm.roles import RoleLMs
 
-    lms = RoleLMs(build_lm(config.lm, engine), build_role_lms(config.lm, config.role_lms, engine))
+    lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
+                  {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
     demos: dict[str, list] = {}
     if config.program == "gemba-mqm":
         from tribunal.programs.mqm.demos import gemba_demos
@@ -95,7 +100,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     make_program = program_factory(config, engine) if pending else None
     started = time.perf_counter()  # judging only: data and demo loading are not LM work
     if pending:
-        judge_all(make_program, pending, languages, journal, config.concurrency, landed)
+        judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
     wall = time.perf_counter() - started
     results = {k: journal.results[k] for k in items.items if k in journal.results}
     outputs = {s: pair.system_output(s) for s in items.systems}
@@ -120,6 +125,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
+              "fan_out": config.fan_out,
               "demos": config.demos, "signature": result.signature}
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}

@@ -1,4 +1,4 @@
-"""Judging items concurrently: bounded threads, one program per thread, results into the journal.
+"""Judging items concurrently: bounded LM calls in flight, one program per thread, results into the journal.
 
 An LM failure after DSPy's retries, or an answer DSPy cannot parse into the signature's types,
 leaves the item *unscored* with its reason: it is never turned into a score. Retries with backoff
@@ -7,6 +7,7 @@ for rate limits, timeouts and server errors happen in DSPy's LM layer (``num_ret
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -14,8 +15,9 @@ from typing import Any, Callable, Iterable
 
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
-from tribunal.eval.mt.meter import UsageMeter
+from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.secrets import redact_text
+from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -39,12 +41,14 @@ def unscored_reason(exc: BaseException) -> str | None:
 
 
 def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> ItemResult:
-    """Run ``program`` on one item under a fresh usage meter."""
-    import dspy
+    """Run ``program`` on one item under a fresh usage meter.
 
+    The program's LMs must carry the meter relay (:func:`tribunal.eval.mt.meter.attach_relay`;
+    :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
+    """
     meter = UsageMeter()
     started = time.perf_counter()
-    with dspy.context(callbacks=[meter], usage_tracker=meter, disable_history=True):
+    with metering(meter):
         try:
             prediction = program(source=item.source, translation=item.translation, **languages)
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
@@ -61,6 +65,16 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
     )
 
 
+def items_in_flight(concurrency: int) -> int:
+    """Items judged at once for ``concurrency`` call slots.
+
+    An item spends part of its time between calls (parsing, the journal) and a debate uses one
+    slot at a time, so the slots only stay busy with more items than slots; the surplus items
+    wait for slots behind the older ones and cost an idle thread each.
+    """
+    return concurrency + max(4, concurrency // 2)
+
+
 def judge_all(
     make_program: Callable[[], Any],
     items: Iterable[JudgeItem],
@@ -68,27 +82,40 @@ def judge_all(
     journal: Journal,
     concurrency: int = 8,
     on_result: Callable[[ItemResult], None] | None = None,
+    fan_out: bool = True,
 ) -> None:
-    """Judge every item with at most ``concurrency`` in flight; each result is journaled as it lands."""
+    """Judge every item with at most ``concurrency`` LM calls in flight; each result is journaled as it lands.
+
+    Calls of items started earlier get free slots first, so started items finish before new ones
+    begin. ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
+    different dimensions) concurrently, within the same slots.
+    """
+    slots = CallSlots(concurrency)
     local = threading.local()
+    width = items_in_flight(concurrency)
 
-    def work(item: JudgeItem) -> ItemResult:
-        if not hasattr(local, "program"):
-            local.program = make_program()
-        result = judge_item(local.program, item, languages)
-        journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
-        return result
+    with contextlib.ExitStack() as stack:
+        calls = stack.enter_context(ThreadPoolExecutor(concurrency, thread_name_prefix="judge-call")) if fan_out else None
+        scheduler = Scheduler(slots, calls)
 
-    pending = iter(items)
-    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge") as pool:
+        def work(number: int, item: JudgeItem) -> ItemResult:
+            if not hasattr(local, "program"):
+                local.program = make_program()
+            with scheduled(scheduler, priority=number):
+                result = judge_item(local.program, item, languages)
+            journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
+            return result
+
+        pending = enumerate(items)
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=width, thread_name_prefix="judge"))
         running = set()
         try:
             while True:
-                while len(running) < concurrency:
-                    item = next(pending, None)
-                    if item is None:
+                while len(running) < width:
+                    entry = next(pending, None)
+                    if entry is None:
                         break
-                    running.add(pool.submit(work, item))
+                    running.add(pool.submit(work, *entry))
                 if not running:
                     return
                 finished, running = wait(running, return_when=FIRST_COMPLETED)

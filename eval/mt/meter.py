@@ -2,14 +2,20 @@
 
 A :class:`UsageMeter` is both a DSPy callback (one ``on_lm_start`` per LM call the program makes,
 retries inside DSPy's LM layer included in that one call) and DSPy's ``usage_tracker`` (tokens of
-each completed call). Install one per item with ``dspy.context(callbacks=[m], usage_tracker=m)``;
-the stage and role come from :func:`tribunal.programs.mqm.roles.current_call`.
+each completed call). Install one per item with ``dspy.context(callbacks=[m], usage_tracker=m)``,
+or, cheaper, with :func:`metering` on LMs that carry the :data:`RELAY` (:func:`attach_relay`):
+DSPy then runs callbacks only around LM calls, not around every module and adapter step (each
+costs it an ``inspect.getcallargs``). The stage and role come from
+:func:`tribunal.programs.mqm.roles.current_call`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import threading
 from collections import Counter
-from typing import Any
+from typing import Any, Iterator
 
 from tribunal.programs.mqm.roles import current_call
 
@@ -17,9 +23,13 @@ from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatc
 
 
 class UsageMeter(BaseCallback):
-    """Calls, failed calls and tokens of one item, by ``stage`` and ``stage/role``."""
+    """Calls, failed calls and tokens of one item, by ``stage`` and ``stage/role``.
+
+    Thread-safe: an item's independent calls may run on several threads at once.
+    """
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
         self.calls: Counter[str] = Counter()
         self.failed: Counter[str] = Counter()
         self.prompt_tokens: Counter[str] = Counter()
@@ -30,24 +40,66 @@ class UsageMeter(BaseCallback):
         return stage, f"{stage}/{role}"
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
-        for key in self._keys():
-            self.calls[key] += 1
+        with self._lock:
+            self.calls.update(self._keys())
 
     def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
         if exception is not None:
-            for key in self._keys():
-                self.failed[key] += 1
+            with self._lock:
+                self.failed.update(self._keys())
 
     def add_usage(self, model: str, usage: dict[str, Any] | None) -> None:
         """DSPy's usage-tracker hook: called once per completed (non-cached) LM call."""
         usage = usage or {}
-        for key in self._keys():
-            self.prompt_tokens[key] += int(usage.get("prompt_tokens") or 0)
-            self.completion_tokens[key] += int(usage.get("completion_tokens") or 0)
+        with self._lock:
+            for key in self._keys():
+                self.prompt_tokens[key] += int(usage.get("prompt_tokens") or 0)
+                self.completion_tokens[key] += int(usage.get("completion_tokens") or 0)
 
     def summary(self) -> dict[str, dict[str, int]]:
-        return {"calls": dict(self.calls), "failed": dict(self.failed),
-                "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens)}
+        with self._lock:
+            return {"calls": dict(self.calls), "failed": dict(self.failed),
+                    "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens)}
+
+
+_ACTIVE: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("tribunal_meter", default=None)
+
+
+class _Relay(BaseCallback):
+    """An LM-instance callback forwarding to the meter of the item being judged (if any)."""
+
+    def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        meter = _ACTIVE.get()
+        if meter is not None:
+            meter.on_lm_start(call_id, instance, inputs)
+
+    def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
+        meter = _ACTIVE.get()
+        if meter is not None:
+            meter.on_lm_end(call_id, outputs, exception)
+
+
+RELAY = _Relay()
+
+
+def attach_relay(lm: Any) -> Any:
+    """Give ``lm`` the relay callback (once), so :func:`metering` counts its calls; returns ``lm``."""
+    if RELAY not in lm.callbacks:
+        lm.callbacks.append(RELAY)
+    return lm
+
+
+@contextlib.contextmanager
+def metering(meter: UsageMeter) -> Iterator[UsageMeter]:
+    """Count the LM calls (of relay-carrying LMs) and tokens made in this context into ``meter``."""
+    import dspy
+
+    token = _ACTIVE.set(meter)
+    try:
+        with dspy.context(usage_tracker=meter, disable_history=True):
+            yield meter
+    finally:
+        _ACTIVE.reset(token)
 
 
 def add_summaries(summaries: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:

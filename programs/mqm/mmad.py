@@ -9,10 +9,16 @@ debated verdicts are concatenated. Cost rules (each a documented switch):
   costs one call (the opposer's); ``opening="debater"`` spends a defender call on it;
 - ``judge_policy="if-errors"``: when no dimension has an error left, the final judge is skipped
   and the score is 0 (the judge only removes errors, so it could not change that verdict).
+
+The four stage-1 agents are independent, and so are the debates of different dimensions: under a
+runner's scheduler with an executor each group runs concurrently
+(:func:`tribunal.programs.mqm.scheduling.fan_out`); results and transcript keep ``DIMENSIONS``
+order either way, and without a scheduler the calls run one after another, as listed.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
 import dspy
@@ -20,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.programs.mqm.debate import DebateCase, make_strategy
 from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.signatures.mqm.coupled import CoupledAssessment
 from tribunal.signatures.mqm.debater import TOPICS
@@ -78,9 +85,9 @@ class MMAD(dspy.Module):
             transcript.append({"stage": "stage1", "role": "coupled", "rationale": out.rationale,
                                "errors": [e.model_dump() for e in out.errors]})
             return found, rationale
-        for dimension in DIMENSIONS:
-            out = invoke(self.lms, dimension, "stage1", getattr(self, dimension),
-                         source=source, translation=translation, **langs)
+        calls = [functools.partial(invoke, self.lms, dimension, "stage1", getattr(self, dimension),
+                                   source=source, translation=translation, **langs) for dimension in DIMENSIONS]
+        for dimension, out in zip(DIMENSIONS, fan_out(calls)):  # the transcript keeps DIMENSIONS order
             found[dimension] = tag(out.errors, dimension)
             rationale[dimension] = out.rationale
             transcript.append({"stage": "stage1", "role": dimension, "rationale": out.rationale,
@@ -93,12 +100,12 @@ class MMAD(dspy.Module):
         verdicts, rationale = self.assess(langs, source, translation, transcript)
         debates: dict[str, dict] = {}
         if "stage2" not in self.config.ablate:
-            for dimension in DIMENSIONS:
-                if not verdicts[dimension]:
-                    continue  # nothing to debate: no call
-                case = DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
-                                  opening=rationale[dimension] if self.config.opening == "stage1" else None)
-                outcome = self.debate(case)
+            cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
+                                opening=rationale[dimension] if self.config.opening == "stage1" else None)
+                     for dimension in DIMENSIONS if verdicts[dimension]]  # nothing to debate: no call
+            outcomes = fan_out([functools.partial(self.debate, case) for case in cases])
+            for case, outcome in zip(cases, outcomes):
+                dimension = case.dimension
                 verdicts[dimension] = _as_dimension(outcome.errors, dimension)
                 debates[dimension] = {"rounds": outcome.rounds, "consensus": outcome.consensus,
                                       "decided_by": outcome.decided_by}

@@ -48,13 +48,18 @@ class RoleLMs:
 
 
 def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs: Any) -> Any:
-    """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``."""
+    """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
+
+    Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
+    """
+    from tribunal.programs.mqm.scheduling import call_slot
+
     token = _CALL.set((stage, role))
     try:
         import dspy
 
         lm = lms.for_role(role) if lms else None
-        with dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+        with call_slot(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return predictor(**inputs)
     finally:
         _CALL.reset(token)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dspy.adapters import utils as adapter_utils
 from dspy.clients import model_metadata
 
-from tribunal.programs.dspy_speedups import install, memoise_json_schema, memoise_model_info
+from tribunal.programs.dspy_speedups import install, memoise_json_schema, memoise_model_info, reuse_type_adapters
 from tribunal.signatures.mqm.errors import DimensionError
 
 
@@ -34,3 +34,13 @@ def test_install_is_idempotent_and_swaps_the_call_sites():
     assert capabilities.model_info is costs.model_info
     assert capabilities.model_info is not model_metadata.model_info
     assert capabilities.model_info("openai", "x-unknown") == model_metadata.model_info("openai", "x-unknown")
+
+
+def test_serialisation_with_reused_adapters_equals_original():
+    fast = reuse_type_adapters(adapter_utils.serialize_for_json)
+    error = DimensionError(span="a word", subcategory="mistranslation", severity="major", dimension="accuracy")
+    values = [[error, error], error, {"k": [1, 2]}, "text", 3.5, None, object()]
+    for value in values[:-1]:
+        assert fast(value) == adapter_utils.serialize_for_json(value)
+        assert fast(value) == adapter_utils.serialize_for_json(value)  # second time from the cached adapter
+    assert fast(values[-1]).startswith("<object object")

@@ -2,7 +2,8 @@
 
 ``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
 (:mod:`mqm_fakes`), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
-timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted.
+timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted, and so is the peak
+of requests being answered at once (``state.peak``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,19 @@ class LoopbackState:
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
         self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.peak = 0
+
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        with self.lock:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
 
 def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
@@ -52,6 +66,10 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
 
         def do_POST(self) -> None:
+            with state.answering():
+                self._answer()
+
+        def _answer(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             messages = body.get("messages", [])
             system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))

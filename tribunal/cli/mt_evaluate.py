@@ -28,7 +28,7 @@ def evaluate(
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="Systems to judge (default: the scored ones)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
     rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="Items judged at once (default 8)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="At most this many LM calls in flight (default 8)."),
     demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per dimension agent (default 2)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default tribunal-out/mt)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),

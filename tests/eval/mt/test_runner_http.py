@@ -86,3 +86,12 @@ def test_score_files_are_readable_as_a_metric_and_cover_only_scored_cells(tmp_pa
     errors = [json.loads(line) for line in result.paths["errors"].read_text().splitlines()]
     assert len(errors) == result.summary["cells"]
     assert all(e["start"] is not None for r in errors for e in r["errors"])  # synthetic spans are in the text
+
+
+def test_concurrency_bounds_the_lm_calls_in_flight_not_the_items(tmp_path, api_key):
+    with loopback_server(synthetic_judge, latency=0.03) as (api_base, state):
+        result = run_evaluation(loopback_config(api_base, tmp_path / "out", limit=10, concurrency=3),
+                                TrackingSettings(enabled=False))
+    assert result.summary["scored"] == 10
+    assert state.peak == 3, f"at most 3 requests at once, and all 3 slots used (peak {state.peak})"
+    assert len(state.hits) == result.summary["lm_calls"]

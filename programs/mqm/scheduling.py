@@ -1,0 +1,134 @@
+"""Bounding LM calls in flight, and running an item's independent calls side by side.
+
+A runner installs a :class:`Scheduler` with :func:`scheduled` (a context variable, so nothing is
+global and a program run without one is unchanged: calls one after another, no limit).
+:func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
+predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
+are served by item priority (the runner numbers items in start order), so items already started
+finish before new ones take slots: that keeps the run's tail short.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import heapq
+import itertools
+import threading
+from concurrent.futures import Executor
+from typing import Any, Callable, Iterator, Sequence
+
+
+class CallSlots:
+    """A semaphore whose waiters are served lowest ``priority`` first (ties: first come)."""
+
+    def __init__(self, size: int):
+        if size < 1:
+            raise ValueError("at least one call slot is needed")
+        self.size = size
+        self.peak = 0
+        self._busy = 0
+        self._lock = threading.Lock()
+        self._waiters: list[tuple[float, int, threading.Event]] = []
+        self._arrival = itertools.count()
+
+    def acquire(self, priority: float = 0) -> None:
+        """Take a slot, waiting for one if all are busy."""
+        with self._lock:
+            if self._busy < self.size and not self._waiters:
+                self._take()
+                return
+            event = threading.Event()
+            entry = (priority, next(self._arrival), event)
+            heapq.heappush(self._waiters, entry)
+        try:
+            event.wait()
+        except BaseException:
+            with self._lock:
+                handed = event.is_set()
+                if not handed:
+                    self._waiters.remove(entry)
+                    heapq.heapify(self._waiters)
+            if handed:  # the slot reached us as we were interrupted: pass it on
+                self.release()
+            raise
+
+    def release(self) -> None:
+        """Give a slot back; it goes straight to the first waiter (no barging by new arrivals)."""
+        with self._lock:
+            if self._waiters:
+                heapq.heappop(self._waiters)[2].set()  # the slot changes hands: busy count unchanged
+            else:
+                self._busy -= 1
+
+    def _take(self) -> None:
+        self._busy += 1
+        self.peak = max(self.peak, self._busy)
+
+    @contextlib.contextmanager
+    def hold(self, priority: float = 0) -> Iterator[None]:
+        self.acquire(priority)
+        try:
+            yield
+        finally:
+            self.release()
+
+
+class Scheduler:
+    """Call slots plus, optionally, an executor for fanning out an item's independent calls."""
+
+    def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None):
+        self.slots, self.executor = slots, executor
+
+
+_SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
+_PRIORITY: contextvars.ContextVar[float] = contextvars.ContextVar("tribunal_priority", default=0)
+
+
+@contextlib.contextmanager
+def scheduled(scheduler: Scheduler | None, priority: float = 0) -> Iterator[None]:
+    """Run the enclosed program calls under ``scheduler``, with the item's ``priority`` (lower first)."""
+    tokens = (_SCHEDULER.set(scheduler), _PRIORITY.set(priority))
+    try:
+        yield
+    finally:
+        _PRIORITY.reset(tokens[1])
+        _SCHEDULER.reset(tokens[0])
+
+
+def call_slot() -> contextlib.AbstractContextManager:
+    """Hold a call slot of the current scheduler (a no-op without one)."""
+    scheduler = _SCHEDULER.get()
+    if scheduler is None or scheduler.slots is None:
+        return contextlib.nullcontext()
+    return scheduler.slots.hold(_PRIORITY.get())
+
+
+_NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("tribunal_fanned_out", default=False)
+
+
+def _nested(call: Callable[[], Any]) -> Any:
+    _NESTED.set(True)  # in the call's own copied context only
+    return call()
+
+
+def fan_out(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+    """The results of ``calls``, in order; run concurrently when the scheduler has an executor.
+
+    Each call runs in a copy of the caller's context (DSPy's settings overrides, the usage meter
+    and the stage tag are context variables). The first call runs on this thread. Every call is
+    awaited before an exception propagates, so none outlives the item. A call already running on
+    the executor fans out no further (its own calls run in order): waiting on the bounded executor
+    from inside it could deadlock.
+    """
+    scheduler = _SCHEDULER.get()
+    if scheduler is None or scheduler.executor is None or len(calls) < 2 or _NESTED.get():
+        return [call() for call in calls]
+    futures = [scheduler.executor.submit(contextvars.copy_context().run, _nested, call) for call in calls[1:]]
+    try:
+        first = calls[0]()
+    finally:
+        for future in futures:
+            with contextlib.suppress(Exception):  # each exception is re-raised below, in order
+                future.result()
+    return [first] + [future.result() for future in futures]

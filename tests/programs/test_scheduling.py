@@ -1,0 +1,145 @@
+"""Call slots (bounded, oldest item first), fan-out of independent calls, and M-MAD under a scheduler."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import dspy
+import pytest
+
+from tests.support.mqm_fakes import ScriptedEngine
+from tribunal.programs.mqm.mmad import MMAD, MMADConfig
+from tribunal.programs.mqm.roles import RoleLMs
+from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, call_slot, fan_out, scheduled
+from tribunal.signatures.mqm.errors import DIMENSIONS
+
+from .test_mmad_scripted import ACC, ASSESSORS, FLU, SOURCE, TRANSLATION, script
+
+
+def test_call_slots_hand_a_freed_slot_to_the_lowest_priority_waiter():
+    slots = CallSlots(1)
+    slots.acquire(priority=0)
+    served: list[int] = []
+
+    def waiter(priority: int) -> None:
+        with slots.hold(priority):
+            served.append(priority)
+
+    threads = [threading.Thread(target=waiter, args=(p,)) for p in (5, 1, 3)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)  # queued in this order
+    slots.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert served == [1, 3, 5] and slots.peak == 1
+
+
+def test_call_slots_never_exceed_their_size():
+    slots, lock, state = CallSlots(3), threading.Lock(), {"now": 0, "peak": 0}
+
+    def call(priority: int) -> None:
+        with slots.hold(priority):
+            with lock:
+                state["now"] += 1
+                state["peak"] = max(state["peak"], state["now"])
+            time.sleep(0.01)
+            with lock:
+                state["now"] -= 1
+
+    with ThreadPoolExecutor(12) as pool:
+        list(pool.map(call, range(60)))
+    assert state["peak"] == slots.peak == 3
+
+
+def test_fan_out_without_an_executor_runs_in_order_on_this_thread():
+    seen: list[tuple[int, str]] = []
+    results = fan_out([lambda i=i: seen.append((i, threading.current_thread().name)) or i for i in range(3)])
+    assert results == [0, 1, 2] and [i for i, _ in seen] == [0, 1, 2]
+    assert {name for _, name in seen} == {threading.current_thread().name}
+
+
+def test_fan_out_keeps_the_callers_context_and_result_order_and_raises_after_all_finished():
+    tag = contextvars.ContextVar("tag", default="unset")
+    finished: list[int] = []
+
+    def call(i: int):
+        time.sleep(0.02 * (3 - i))  # later calls finish first
+        finished.append(i)
+        if i == 1:
+            raise RuntimeError("call 1 failed")
+        return i, tag.get()
+
+    with ThreadPoolExecutor(4) as pool, scheduled(Scheduler(None, pool)):
+        tag.set("item-7")
+        assert fan_out([lambda: call(0), lambda: call(2)]) == [(0, "item-7"), (2, "item-7")]
+        with pytest.raises(RuntimeError, match="call 1"):
+            fan_out([lambda: call(0), lambda: call(1), lambda: call(2)])
+    assert sorted(finished[-3:]) == [0, 1, 2]
+
+
+def test_call_slot_is_a_no_op_without_a_scheduler():
+    with call_slot():
+        with call_slot():  # no slot is taken, so nesting cannot block
+            pass
+
+
+class Overlap:
+    """Wraps a responder: each answer takes a moment; records the peak of answers at once."""
+
+    def __init__(self, responder, seconds: float = 0.05):
+        self.responder, self.seconds = responder, seconds
+        self.now = self.peak = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, name, inputs):
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        time.sleep(self.seconds)
+        with self.lock:
+            self.now -= 1
+        return self.responder(name, inputs)
+
+
+def run_scheduled(config: MMADConfig, responder, slots: int):
+    overlap = Overlap(responder)
+    engine = ScriptedEngine(overlap)
+    program = MMAD(config, RoleLMs(dspy.LM("scripted/judge", engine=engine, cache=False)))
+    call_slots = CallSlots(slots)
+    with ThreadPoolExecutor(8) as pool, scheduled(Scheduler(call_slots, pool)):
+        out = program(source=SOURCE, translation=TRANSLATION, source_lang="English", target_lang="German")
+    return out, engine.names(), overlap.peak, call_slots.peak
+
+
+def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_slots():
+    responder = script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]}, opposer_agrees=(True, True))
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), responder, slots=4)
+    assert Counter(calls[:4]) == Counter(ASSESSORS)  # the same stage-1 calls, in any order
+    assert calls[4:] == ["DebateTurn", "DebateTurn", "FinalJudgment"]
+    assert peak == slot_peak == 4, "the four dimension agents overlap, no more than the slots allow"
+    stage1 = [t["role"] for t in out.transcript if t["stage"] == "stage1"]
+    stage2 = [t["dimension"] for t in out.transcript if t["stage"] == "stage2"]
+    assert stage1 == list(DIMENSIONS) and stage2 == ["accuracy", "fluency"]
+    assert out.score == pytest.approx(-5.1)
+
+
+def test_one_call_slot_serialises_the_fanned_out_calls():
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), script({}), slots=1)
+    assert Counter(calls) == Counter(ASSESSORS) and peak == slot_peak == 1 and out.score == 0
+
+
+def test_a_fanned_out_call_does_not_fan_out_again():
+    def inner(i: int) -> str:
+        return threading.current_thread().name
+
+    def outer() -> list[str]:
+        return fan_out([lambda: inner(0), lambda: inner(1)])
+
+    with ThreadPoolExecutor(1, thread_name_prefix="only") as pool, scheduled(Scheduler(None, pool)):
+        here, there = fan_out([outer, outer])  # with one worker, a nested submit would wait forever
+    assert len(set(here)) == 2 and set(there) == {"only_0"}
