@@ -40,7 +40,8 @@ def program_kind(name: str, program: Any) -> str | None:
     return getattr(program, "judge_kind", None) or PROGRAM_KINDS.get(name)
 
 
-def _looks_like_file(value: str) -> bool:
+def is_program_file(value: str) -> bool:
+    """Whether ``--program VALUE`` names an exported file rather than a registered program."""
     return value.endswith(".json") or "/" in value or Path(value).is_file()
 
 
@@ -53,7 +54,7 @@ def resolve_program(value: str, expected_kind: str | None = None, **config: Any)
     """
     from tribunal.programs.registry import build_program, program_names
 
-    if _looks_like_file(value):
+    if is_program_file(value):
         from tribunal.optimizers.export import load_program
 
         if config:

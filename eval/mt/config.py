@@ -24,6 +24,8 @@ class EvaluateConfig(BaseModel):
     data: Path | None = None
     lp: str
     program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    program_file: Path | None = Field(None, description="a tuned export (tribunal export) of `program` to run")
+    program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
     mmad: MMADConfig = MMADConfig()
     lm: LMSettings
     role_lms: dict[str, str] = {}
@@ -53,6 +55,8 @@ class EvaluateConfig(BaseModel):
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
         fields: dict[str, object] = {"prog": self.program}
+        if self.program_sha256:
+            fields["tuned"] = self.program_sha256[:12]
         if self.program == "mmad":
             m = self.mmad
             fields |= {"strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,

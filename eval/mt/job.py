@@ -32,20 +32,41 @@ def _demo_root(config: EvaluateConfig) -> Path:
     return Path(root) / "mqm-ted"
 
 
+def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
+    """The verified export named by ``config.program_file`` (None without one)."""
+    if config.program_file is None:
+        return None
+    from tribunal.errors import UserError
+    from tribunal.optimizers.export import read_export
+
+    document = read_export(config.program_file)
+    if document["program"]["name"] != config.program:
+        raise UserError(f"{config.program_file}: exported program is {document['program']['name']!r}, "
+                        f"not {config.program!r}")
+    return document
+
+
 def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
     """A function building a fresh program (one per worker thread) with its LMs and demos.
 
-    The LMs carry the usage meter's relay callback, so :func:`judge_item` counts their calls.
+    With ``config.program_file`` the tuned export's state (instructions, demos) replaces the
+    default demos, after its structure is checked against the program built from ``config``.
     """
+    from tribunal.errors import UserError
     from tribunal.eval.mt.meter import attach_relay
+    from tribunal.optimizers.identity import program_identity
     from tribunal.programs.lm import build_lm, build_role_lms
     from tribunal.programs.mqm.registry import build_program
     from tribunal.programs.mqm.roles import RoleLMs
 
+    # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
+    tuned = _tuned_state(config)  # an export carries its own demos
     demos: dict[str, list] = {}
-    if config.program == "gemba-mqm":
+    if tuned is not None:
+        demos = {}
+    elif config.program == "gemba-mqm":
         from tribunal.programs.mqm.demos import gemba_demos
 
         demos = {"annotate": gemba_demos(_demo_root(config), config.lp)}
@@ -58,8 +79,15 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         program = build_program(config.program, config.mmad, lms)
         for name, examples in demos.items():
             getattr(program, name).demos = list(examples)
+        if tuned is not None:
+            if program_identity(program) != tuned["program"]["identity"]:
+                raise UserError(f"{config.program_file}: its structure does not match {config.program} "
+                                "with these settings (stages, strategy)")
+            program.load_state(tuned["state"])
         return program
 
+    if tuned is not None:
+        make()  # a mismatch is reported before any item is judged
     return make
 
 
@@ -126,7 +154,8 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
               "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "fan_out": config.fan_out,
-              "demos": config.demos, "signature": result.signature}
+              "demos": config.demos, "signature": result.signature,
+              "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
     params |= {f"lm.{role}": model for role, model in config.role_lms.items()}

@@ -25,6 +25,7 @@ class LoopbackState:
     def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
         self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.system_prompts: list[str] = []
         self.lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
@@ -79,6 +80,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 number = len(state.hits)
                 fault = state.fault(number, name, inputs) if state.fault else None
                 state.hits.append((name, fault, inputs))
+                state.system_prompts.append(system)
             if state.latency:
                 time.sleep(state.latency)
             if fault == "429":

@@ -16,7 +16,7 @@ from tribunal.cli.errors import UserError
 def evaluate(
     lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en."),
     data: Optional[Path] = typer.Option(None, "--data", help="MTME folder (default: $TRIBUNAL_DATA/wmt23)."),
-    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt (default mmad)."),
+    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt (default mmad), or a tuned export (.json) from `tribunal export`."),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="consensus | deliberation | interactive-review | consultancy-review."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Maximum debate rounds (default 3)."),
     ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="stage1 | stage2 | stage3 (repeatable)."),
@@ -56,6 +56,7 @@ def evaluate(
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
     merged = merge(base, flags)
+    merged |= _tuned_program(merged.get("program"))
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
@@ -69,6 +70,18 @@ def evaluate(
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
     run_and_report(settings, tracking_settings(tracking_uri, no_track))
+
+
+def _tuned_program(value: Optional[str]) -> dict:
+    """For ``--program FILE``: the exported program's name, file and seal (a name passes through)."""
+    from tribunal.optimizers.program_source import is_program_file
+
+    if not value or not is_program_file(value):
+        return {}
+    from tribunal.optimizers.export import read_export
+
+    document = read_export(value)
+    return {"program": document["program"]["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
 
 
 def run_and_report(settings, tracking, engine=None) -> None:
