@@ -10,6 +10,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+def pytest_configure(config):
+    """Make ``TRIBUNAL_DATA`` absolute: tests run commands from other working directories."""
+    if os.environ.get("TRIBUNAL_DATA"):
+        os.environ["TRIBUNAL_DATA"] = str(Path(os.environ["TRIBUNAL_DATA"]).resolve())
+
+
 def shared_data() -> Path:
     return Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
 
