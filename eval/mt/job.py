@@ -21,6 +21,8 @@ class EvaluationResult:
     paths: dict[str, Path]
     run_id: str | None = None
     results: dict = field(default_factory=dict)
+    scores: tuple = ((), ())  # (judge, human) MQM of the covered rated cells
+    debates: dict = field(default_factory=dict)  # per-round debate statistics
 
 
 def _demo_root(config: EvaluateConfig) -> Path:
@@ -102,6 +104,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.mt.journal import Journal, journal_path
     from tribunal.eval.mt.judging import judge_all
     from tribunal.eval.mt.outputs import segment_scores, write_outputs
+    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
     from tribunal.eval.tracking.signature import signature, text_hash
     from tribunal.programs.mqm.demos import LANGUAGES
@@ -137,10 +140,12 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     meta = meta_evaluation(pair, items, seg)
     spans = span_evaluation(pair, items, results) if config.program != "eaprompt" else {}
     summary = run_summary(items, results, wall)
+    summary["debate"] = debate_summary(results)
     summary["resumed_items"] = done
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
-    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results)
+    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
+                              scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
     result.run_id = _track(tracking, config, result, journal.path)
     return result
 
@@ -173,4 +178,20 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
         for key in ("seg", "sys", "errors", "transcripts"):
             run.log_artifact(result.paths[key], "outputs")
         run.log_artifact(journal, "outputs")
+        _log_analysis(run, result)
         return run.run_id
+
+
+def _log_analysis(run: Any, result: EvaluationResult) -> None:
+    """Score distribution against the human one (table and plot) and debates by round (steps)."""
+    judge, human = result.scores
+    if len(judge) >= 2:
+        from tribunal.eval.meta.distribution import compare_distributions, distribution_figure
+
+        comparison = compare_distributions(judge, human)
+        run.log_text(comparison.summary.to_csv(sep="\t"), "distribution.tsv")
+        run.log_metrics({"distribution.wasserstein": comparison.wasserstein, "distribution.ks": comparison.ks_statistic})
+        run.log_figure(distribution_figure(judge, human, f"{result.summary.get('items', '')} items: judge vs human MQM"),
+                       "distribution.png")
+    for round_, stats in sorted(result.debates.items()):
+        run.log_metrics({f"debate.{k}": v for k, v in stats.items()}, step=round_)

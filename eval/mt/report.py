@@ -47,10 +47,8 @@ def meta_evaluation(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarr
 
 def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, ItemResult]) -> dict[str, float]:
     """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater)."""
-    try:
-        from tribunal.eval.meta.span_f1 import span_scores
-    except ImportError:  # TODO(span_f1): the lead's module; without it no span figures are reported
-        return {}
+    from tribunal.eval.meta.span_f1 import span_scores
+
     outputs = {s: pair.system_output(s) for s in items.systems}
     cells = []
     for name in pair.rating_names:
