@@ -23,7 +23,6 @@ from typing import Any
 from tribunal.errors import UserError
 from tribunal.eval.tracking.secrets import secret_values
 from tribunal.optimizers.identity import program_identity, program_structure
-from tribunal.programs.registry import build_program
 
 FORMAT = "tribunal.program/1"
 _PICKLE_MAGIC = (b"\x80", b"(dp", b"ccopy_reg")
@@ -60,7 +59,7 @@ def _check_no_secret(text: str, where: str) -> None:
 
 
 def export_document(program: Any, name: str, config: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
-    """The sealed export of a program built as ``build_program(name, **config)``."""
+    """The sealed export of a program built from ``config`` (its JSON config, see ``program_settings``)."""
     document = {
         "format": FORMAT,
         "program": {"name": name, "config": config, "identity": program_identity(program),
@@ -108,7 +107,9 @@ def load_program(path: str | Path, expected_name: str | None = None) -> tuple[An
     info = document["program"]
     if expected_name is not None and info["name"] != expected_name:
         raise UserError(f"{path}: exported program is {info['name']!r}, not {expected_name!r}")
-    program = build_program(info["name"], **info.get("config", {}))
+    from tribunal.optimizers.program_settings import build_configured
+
+    program = build_configured(info["name"], info.get("config") or {})
     if program_identity(program) != info["identity"]:
         raise UserError(f"{path}: its structure does not match program {info['name']!r} of this tribunal version")
     program.load_state(document["state"])

@@ -1,7 +1,7 @@
 """``tribunal optimize``: tune a judge against human labels, track every trial, export the result.
 
-One parent MLflow run holds the params (program, optimizer, budget and its knobs, LM per role,
-data slices and hashes, seed), the reproducibility signature, the untuned and tuned dev scores,
+One parent MLflow run holds the params (program and its ``--set`` config, optimizer, budget and its
+knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the untuned and tuned dev scores,
 and the exported program (artifact ``program/program.json``); each trial is a nested run.
 """
 
@@ -35,6 +35,7 @@ class OptimizeRequest(BaseModel):
 
     program: str
     optimizer: str
+    settings: dict[str, str] = Field(default_factory=dict, description="--set KEY=VALUE program settings.")
     train: str
     dev: str
     lm: str
@@ -58,6 +59,11 @@ class OptimizeResult:
     trials: int
 
 
+def _setting(value: Any) -> str:
+    """A config value for the signature (``+`` joins lists: ``,`` already separates settings)."""
+    return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def _log_scores(run: Any, dev: DevScore, label: str) -> None:
     run.log_metrics(dev.metrics(f"dev_{label}_"))
     run.log_text("\n".join(json.dumps(row) for row in dev.rows()) + "\n", f"dev/{label}.jsonl")
@@ -69,6 +75,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
 
     from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.optimizers.export import export_document, write_export
+    from tribunal.optimizers.labelled_demos import labeler_for
     from tribunal.optimizers.lm_calls import LMCallCounter
     from tribunal.optimizers.lm_roles import build_role_lms
     from tribunal.optimizers.program_source import resolve_program
@@ -82,21 +89,23 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     dev = load_training_data(request.dev, "--dev")
     if train.kind != dev.kind:
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
-    resolved = resolve_program(request.program, expected_kind=train.kind)
+    resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm)
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,
-                        demos=request.demos)
+                        demos=request.demos, labeler=labeler_for(resolved.name))
     configured = plan(spec, ctx)
     out = request.out or Path("tribunal-out/optimized") / f"{resolved.name}-{spec.name}.json"
 
-    sig = signature({"prog": resolved.label, "opt": spec.name, "budget": budget, "lm": request.lm,
-                     "teacher": request.teacher_lm, "prompt": lms.models["prompt"], "metric": metric.name,
-                     "train": train.label, "dev": dev.label, "seed": request.seed})
-    params = {"program": resolved.label, "program_source": resolved.source, "optimizer": spec.name,
-              "dspy_optimizer": spec.dspy_name, "budget": budget, "budget_means": spec.budget_meaning,
+    config_text = ",".join(f"{k}={_setting(v)}" for k, v in sorted(resolved.config.items())) or None
+    sig = signature({"prog": resolved.label, "set": config_text, "opt": spec.name, "budget": budget,
+                     "lm": request.lm, "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
+                     "metric": metric.name, "train": train.label, "dev": dev.label, "seed": request.seed})
+    params = {"program": resolved.label, "program_source": resolved.source, "program_config": config_text,
+              "optimizer": spec.name, "dspy_optimizer": spec.dspy_name, "budget": budget,
+              "budget_means": spec.budget_meaning,
               **{f"knob.{k}": v for k, v in configured.knobs.items()}, **lms.params(), "api_base": request.api_base,
               "metric": metric.name, "train": train.spec, "train_hash": train.hash, "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from tribunal.errors import UserError
 
@@ -45,19 +45,23 @@ def is_program_file(value: str) -> bool:
     return value.endswith(".json") or "/" in value or Path(value).is_file()
 
 
-def resolve_program(value: str, expected_kind: str | None = None, **config: Any) -> ResolvedProgram:
-    """Build ``value``: a registered program name (with ``config``) or the path of an exported JSON.
+def resolve_program(value: str, expected_kind: str | None = None, settings: Mapping[str, str] | None = None,
+                    **config: Any) -> ResolvedProgram:
+    """Build ``value``: a registered program name (with its settings) or the path of an exported JSON.
 
+    ``settings`` are ``--set KEY=VALUE`` strings, validated by the program's own config
+    (:mod:`tribunal.optimizers.program_settings`); ``config`` is an already valid JSON config.
     ``expected_kind`` ("mt" / "equiv") rejects a program of the other family with a clear error.
-    An export is verified (seal, structure, no secrets) and never unpickled; ``config`` must be empty
-    for it (the export carries its own).
+    An export is verified (seal, structure, no secrets) and never unpickled; it takes no settings
+    (it carries its own).
     """
-    from tribunal.programs.registry import build_program, program_names
+    from tribunal.optimizers.program_settings import build_configured, program_config
+    from tribunal.programs.registry import program_names
 
     if is_program_file(value):
         from tribunal.optimizers.export import load_program
 
-        if config:
+        if config or settings:
             raise UserError(f"--program {value}: an exported program carries its own configuration")
         if not Path(value).is_file():
             raise UserError(f"--program {value}: no such file")
@@ -68,7 +72,8 @@ def resolve_program(value: str, expected_kind: str | None = None, **config: Any)
         if value not in program_names():
             raise UserError(f"unknown program {value!r} (available: {', '.join(program_names()) or 'none'}; "
                             "or pass an exported .json file)")
-        resolved = ResolvedProgram(build_program(value, **config), value, dict(config))
+        config = {**config, **program_config(value, dict(settings or {}))}
+        resolved = ResolvedProgram(build_configured(value, config), value, config)
     resolved.kind = program_kind(resolved.name, resolved.program)
     if expected_kind and resolved.kind and resolved.kind != expected_kind:
         raise UserError(f"--program {value}: is {_KIND_LABELS.get(resolved.kind, resolved.kind)} judge, "

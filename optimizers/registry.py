@@ -11,6 +11,8 @@ simba           SIMBA                              N steps of max(2, N // 2) can
 gepa            GEPA                               N metric calls (rollouts) in total
 ==============  =================================  ============================================
 
+``labeled`` and ``bootstrap`` take their labelled demos through the program's ``DemoLabeler``
+(:mod:`tribunal.optimizers.labelled_demos`), so TED MQM examples become typed demos for MT judges.
 ``--teacher-lm`` runs the teacher (bootstrapping demos) where the optimizer has one; the prompt LM
 (``--prompt-lm``) proposes instructions (MIPROv2), advice (SIMBA) or reflections (GEPA).
 Optimizers without a seed knob get their training set shuffled by ``--seed`` instead.
@@ -38,6 +40,8 @@ class TuningContext:
     prompt_lm: Any = None
     threads: int = 4
     demos: int = 4
+    labeler: Any = None
+    """A ``DemoLabeler`` turning training examples into each predictor's demos (None: they are demos)."""
 
 
 @dataclass
@@ -65,19 +69,24 @@ def _teacher(ctx: TuningContext) -> dict[str, Any]:
     return {"lm": ctx.teacher_lm} if ctx.teacher_lm is not None else {}
 
 
-def _labeled(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import LabeledFewShot
+def _labels(ctx: TuningContext) -> dict[str, Any]:
+    return {"labels": ctx.labeler.program if ctx.labeler is not None else "examples"}
 
-    return Plan(LabeledFewShot(k=ctx.budget), {"sample": True}, {"k": ctx.budget}, shuffle_train=True)
+
+def _labeled(ctx: TuningContext) -> Plan:
+    from tribunal.optimizers.labelled_demos import LabelledFewShot
+
+    return Plan(LabelledFewShot(k=ctx.budget, labeler=ctx.labeler), {"sample": True},
+                {"k": ctx.budget, **_labels(ctx)}, shuffle_train=True)
 
 
 def _bootstrap(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import BootstrapFewShot
+    from tribunal.optimizers.labelled_demos import LabelledBootstrap
 
     knobs = {"max_bootstrapped_demos": ctx.budget, "max_labeled_demos": ctx.budget, "max_rounds": 1,
              "metric_threshold": ctx.metric.success_threshold}
-    return Plan(BootstrapFewShot(metric=ctx.metric, teacher_settings=_teacher(ctx), **knobs), {}, knobs,
-                shuffle_train=True)
+    optimizer = LabelledBootstrap(metric=ctx.metric, teacher_settings=_teacher(ctx), labeler=ctx.labeler, **knobs)
+    return Plan(optimizer, {}, {**knobs, **_labels(ctx)}, shuffle_train=True)
 
 
 def _random_search(ctx: TuningContext) -> Plan:

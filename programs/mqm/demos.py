@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import get_args
+from typing import Iterable, Protocol, get_args
 
 import dspy
 
@@ -23,23 +23,39 @@ LANGUAGES = {"en": "English", "de": "German", "zh": "Chinese", "he": "Hebrew", "
 MAX_CHARS = 220
 
 
+class HumanAnnotation(Protocol):
+    """What the converters read of one human error (an :class:`MQMRow` has all of it)."""
+
+    category: str
+    severity: str | None
+    is_source_error: bool
+
+    @property
+    def span(self) -> str | None: ...
+
+
 def ted_file_for(lp: str) -> str:
     """The TED MQM file closest to ``lp``: into-English pairs use zh-en, others en-de."""
     return TED_FILES.get(lp) or (TED_FILES["zh-en"] if lp.endswith("-en") else TED_FILES["en-de"])
 
 
-def _split(category: str) -> tuple[str, str]:
+def split_category(category: str) -> tuple[str, str]:
+    """``"Accuracy/Mistranslation"`` -> ``("accuracy", "mistranslation")``."""
     dimension, _, sub = category.partition("/")
     return dimension.strip().lower(), sub.strip().lower()
 
 
-def _typed_errors(rows: list[MQMRow], dimension: str) -> list | None:
-    """The rows of ``dimension`` as typed errors, or None if one does not fit the schema."""
+def dimension_errors(rows: Iterable[HumanAnnotation], dimension: str) -> list | None:
+    """The annotations of ``dimension`` as the dimension agent's typed errors, or None if one does not fit.
+
+    ``rows`` are :class:`MQMRow` or anything with the same ``category``, ``severity``, ``span`` and
+    ``is_source_error`` (e.g. the human labels of a training example, :mod:`tribunal.programs.mqm.labels`).
+    """
     model = ASSESSORS[dimension].output_fields["errors"].annotation.__args__[0]
     allowed = set(get_args(model.model_fields["subcategory"].annotation))
     typed = []
     for row in rows:
-        dim, sub = _split(row.category)
+        dim, sub = split_category(row.category)
         if dim != dimension:
             continue
         if sub not in allowed or row.span is None or row.severity not in ("minor", "major"):
@@ -73,7 +89,7 @@ def dimension_demos(root: str | Path, lp: str, per_dimension: int, seed: int = 0
     demos: dict[str, list[dspy.Example]] = {}
     for index, dimension in enumerate(DIMENSIONS):
         rng = random.Random(seed * 1000 + index)
-        with_errors = [(s, e) for s in segments if s.errors for e in [_typed_errors(s.errors, dimension)] if e]
+        with_errors = [(s, e) for s in segments if s.errors for e in [dimension_errors(s.errors, dimension)] if e]
         chosen = [_example(s, pool_lp, e) for s, e in rng.sample(with_errors, min(per_dimension - 1, len(with_errors)))]
         if per_dimension > 0 and clean:
             chosen.insert(0, _example(rng.choice(clean), pool_lp, []))
@@ -88,15 +104,18 @@ def gemba_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> lis
     clean = [s for s in segments if not s.errors]
     usable = [s for s in segments if s.errors and all(r.span is not None for r in s.errors)]
     picked = ([rng.choice(clean)] if clean else []) + rng.sample(usable, min(count - 1, len(usable)))
-    demos = []
-    for segment in picked[:count]:
-        errors = []
-        for row in segment.errors:
-            dim, sub = _split(row.category)
-            category = dim if dim in DIMENSIONS else "other"
-            errors.append(GembaError(span=row.span, category=category, subcategory=sub,
-                                     severity=row.severity if row.severity in ("minor", "major", "critical") else "minor",
-                                     is_source_error=row.is_source_error))
-        demos.append(dspy.Example(source=segment.source, translation=segment.target, errors=errors,
-                                  **_languages(pool_lp)).with_inputs("source_lang", "target_lang", "source", "translation"))
-    return demos
+    return [dspy.Example(source=segment.source, translation=segment.target, errors=gemba_errors(segment.errors),
+                         **_languages(pool_lp)).with_inputs("source_lang", "target_lang", "source", "translation")
+            for segment in picked[:count]]
+
+
+def gemba_errors(rows: Iterable[HumanAnnotation]) -> list[GembaError]:
+    """Annotations (with spans) in GEMBA's scheme: the MQM dimension as category, unknown ones "other"."""
+    errors = []
+    for row in rows:
+        dim, sub = split_category(row.category)
+        category = dim if dim in DIMENSIONS else "other"
+        errors.append(GembaError(span=row.span, category=category, subcategory=sub,
+                                 severity=row.severity if row.severity in ("minor", "major", "critical") else "minor",
+                                 is_source_error=row.is_source_error))
+    return errors

@@ -51,3 +51,20 @@ def mlflow_uri(tmp_path, _empty_store):
 
     shutil.copyfile(_empty_store, tmp_path / "mlflow.db")
     return f"sqlite:///{tmp_path / 'mlflow.db'}"
+
+
+@pytest.fixture(scope="session")
+def ted_en_de() -> str:
+    """The spec of the TED MQM en-de annotations; skipped where the data is absent (set TRIBUNAL_DATA)."""
+    import os
+
+    from tribunal.errors import UserError
+    from tribunal.optimizers.training_data import load_training_data
+
+    try:
+        load_training_data("mqm-ted:en-de:0-1")
+    except UserError as err:
+        if os.environ.get("CI"):
+            pytest.fail(str(err))
+        pytest.skip(str(err))
+    return "mqm-ted:en-de"

@@ -55,8 +55,9 @@ def evaluate(
              "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
-    merged = merge(base, flags)
-    merged |= _tuned_program(merged.get("program"))
+    # A tuned export brings its program and settings; explicit flags still override the settings.
+    tuned = _tuned_program(program or base.get("program"))
+    merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
@@ -73,7 +74,7 @@ def evaluate(
 
 
 def _tuned_program(value: Optional[str]) -> dict:
-    """For ``--program FILE``: the exported program's name, file and seal (a name passes through)."""
+    """For ``--program FILE``: the exported program's name, settings, file and seal ({} for a name)."""
     from tribunal.optimizers.program_source import is_program_file
 
     if not value or not is_program_file(value):
@@ -81,7 +82,11 @@ def _tuned_program(value: Optional[str]) -> dict:
     from tribunal.optimizers.export import read_export
 
     document = read_export(value)
-    return {"program": document["program"]["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
+    info = document["program"]
+    tuned = {"program": info["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
+    if info["name"] == "mmad" and info.get("config"):
+        tuned["mmad"] = dict(info["config"])
+    return tuned
 
 
 def run_and_report(settings, tracking, engine=None) -> None:

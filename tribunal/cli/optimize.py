@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -13,6 +13,9 @@ from tribunal.cli.console import console as make_console
 OPTIMIZER_HELP = ("labeled | bootstrap | random-search | mipro | simba | gepa "
                   "(--budget: demos | demos | candidate programs | trials | steps | metric calls)")
 
+SET_HELP = ("A program setting, repeatable; checked by the program's own config and kept in the export "
+            "(e.g. rubric=component for equiv-llm; strategy=deliberation, rounds=2, ablate=stage2,stage3 for mmad).")
+
 
 def register(app: typer.Typer) -> None:
     app.command("optimize")(optimize)
@@ -21,6 +24,8 @@ def register(app: typer.Typer) -> None:
 def optimize(
     program: str = typer.Option(..., "--program", help="A registered program name, or an exported .json file."),
     optimizer: str = typer.Option(..., "--optimizer", help=OPTIMIZER_HELP),
+    program_settings: List[str] = typer.Option(
+        [], "--set", metavar="KEY=VALUE", help=SET_HELP),
     train: str = typer.Option(
         ..., "--train", help="Training data: mqm-ted:LP[:A-B] or suite[:FILE][:A-B] (never WMT23)."),
     dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train)."),
@@ -39,8 +44,10 @@ def optimize(
 ) -> None:
     """Tune a judge with a DSPy optimizer; every trial is a nested MLflow run; the result is exported."""
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
+    from tribunal.optimizers.program_settings import parse_assignments
 
-    request = OptimizeRequest(program=program, optimizer=optimizer, train=train, dev=dev, lm=lm, api_base=api_base,
+    request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
+                              train=train, dev=dev, lm=lm, api_base=api_base,
                               teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
                               threads=threads, out=out)
     settings = tracking_settings(tracking_uri, no_track)

@@ -52,3 +52,21 @@ def test_export_of_another_program_is_refused(tmp_path):
         program_factory(config)
     ablated = config.model_copy(update={"program": "gemba-mqm"})
     program_factory(ablated)  # the matching program loads
+
+
+def test_tuned_mmad_brings_its_settings(tmp_path, monkeypatch):
+    from tribunal.programs.mqm.mmad import MMAD, MMADConfig
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
+    export = write_export(export_document(MMAD(MMADConfig(ablate=("stage2",))), "mmad", {"ablate": ["stage2"]}, {}),
+                          tmp_path / "mmad.json")
+    with loopback_server(synthetic_judge) as (api_base, state):
+        args = ["mt", "evaluate", "--data", str(wmt23()), "--lp", "zh-en", "--lm", "openai/judge", "--api-base",
+                api_base, "--api-key-env", KEY_ENV, "--limit", "4", "--program", str(export),
+                "--out", str(tmp_path / "out"), "--no-track"]
+        result = CliRunner().invoke(app, args)
+        names = {name for name, _, _ in state.hits}
+    assert result.exit_code == 0, result.output
+    assert "ablate:stage2" in result.output  # the signature carries the export's settings
+    assert names and not any("Debate" in n or "Review" in n for n in names)  # no stage-2 calls

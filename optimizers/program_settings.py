@@ -1,0 +1,125 @@
+"""Program settings (``--set KEY=VALUE``): validated by the program's own config, stored as JSON.
+
+A program's *config* is the JSON object an export records (``program.config``) and loading
+rebuilds from, so a tuned M-MAD with ``ablate=stage2`` comes back with the same structure.
+How a config becomes constructor arguments is per program (:data:`SETTINGS`):
+
+- :class:`ModelSettings`: one pydantic model passed as a single keyword (M-MAD's ``MMADConfig``);
+  list-valued fields take comma-separated values (``--set ablate=stage2,stage3``);
+- :class:`KeywordSettings` (every other program): the constructor's own keywords, e.g.
+  ``EquivalenceJudge(rubric=...)``; values the constructor rejects are reported at build time.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from dataclasses import dataclass
+from typing import Any, Iterable, get_origin
+
+from pydantic import ValidationError
+
+from tribunal.errors import UserError
+
+# Constructor parameters that are wiring, not settings (LMs come from --lm and the role options).
+NOT_SETTINGS = frozenset({"lms", "lm"})
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, str]:
+    """``["k=v", ...]`` -> ``{k: v}``; a one-line UserError for a malformed or repeated key."""
+    values: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise UserError(f"--set {item}: expected KEY=VALUE")
+        if key in values:
+            raise UserError(f"--set {key}: given twice")
+        values[key] = value.strip()
+    return values
+
+
+def _unknown(program: str, key: str, known: Iterable[str]) -> UserError:
+    known = sorted(known)
+    return UserError(f"--set {key}: program {program} has no such setting "
+                     f"({'known: ' + ', '.join(known) if known else 'it takes no settings'})")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Settings checked by a pydantic model (``module:Class``) and passed as ``keyword=Model(...)``."""
+
+    model: str
+    keyword: str = "config"
+
+    def _model(self) -> Any:
+        module, _, name = self.model.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+    def validate(self, program: str, values: dict[str, str]) -> dict[str, Any]:
+        model = self._model()
+        fields = model.model_fields
+        for key in values:
+            if key not in fields:
+                raise _unknown(program, key, fields)
+        raw = {key: [part.strip() for part in value.split(",") if part.strip()]
+               if get_origin(fields[key].annotation) in (tuple, list) else value for key, value in values.items()}
+        try:
+            config = model(**raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            key = str(first["loc"][0]) if first["loc"] else "?"
+            raise UserError(f"--set {key}={values.get(key, '')}: {first['msg']}") from None
+        return config.model_dump(mode="json", exclude_defaults=True)
+
+    def kwargs(self, config: dict[str, Any]) -> dict[str, Any]:
+        return {self.keyword: self._model()(**config)} if config else {}
+
+
+@dataclass(frozen=True)
+class KeywordSettings:
+    """Settings that are the program constructor's own keyword arguments (values as given)."""
+
+    def validate(self, program: str, values: dict[str, str]) -> dict[str, Any]:
+        from tribunal.programs.registry import program_factory
+
+        factory = program_factory(program)
+        # A dspy.Module class reports its metaclass's (*args, **kwargs); its __init__ has the keywords.
+        parameters = inspect.signature(factory.__init__ if inspect.isclass(factory) else factory).parameters
+        known = [name for name, p in parameters.items() if name not in NOT_SETTINGS | {"self"}
+                 and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        for key in values:
+            if key not in known:
+                raise _unknown(program, key, known)
+        return dict(values)
+
+    def kwargs(self, config: dict[str, Any]) -> dict[str, Any]:
+        return dict(config)
+
+
+SETTINGS: dict[str, ModelSettings | KeywordSettings] = {
+    "mmad": ModelSettings("tribunal.programs.mqm.mmad:MMADConfig"),
+}
+
+
+def _settings(program: str) -> ModelSettings | KeywordSettings:
+    return SETTINGS.get(program, KeywordSettings())
+
+
+def program_config(program: str, values: dict[str, str]) -> dict[str, Any]:
+    """The JSON config for ``--set`` values of ``program`` (``{}`` for none); UserError if invalid."""
+    return _settings(program).validate(program, values) if values else {}
+
+
+def build_configured(program: str, config: dict[str, Any] | None = None) -> Any:
+    """Build ``program`` from its JSON config; a value the program rejects is a one-line UserError."""
+    from tribunal.programs.registry import build_program
+
+    config = dict(config or {})
+    try:
+        return build_program(program, **_settings(program).kwargs(config))
+    except (ValueError, TypeError) as err:  # includes pydantic's ValidationError
+        if not config:
+            raise
+        shown = ", ".join(f"{k}={v}" for k, v in config.items())
+        raise UserError(f"program {program} with {shown}: {str(err).splitlines()[0]}") from None

@@ -1,0 +1,128 @@
+"""Human-labelled TED MQM examples as demos each MT judge's predictors can use.
+
+A training example (``tribunal.optimizers.training_data``, spec ``mqm-ted:LP``) carries the human
+errors (``gold_errors``: character offsets, category, severity) but none of a program's output
+fields, so DSPy would drop it as a demo. ``PROGRAM_LABELS[program][predictor]`` converts it into a
+demo with that predictor's inputs and typed outputs, or None when the human annotation cannot be
+expressed in the predictor's schema (the example is then no demo for that predictor, rather than
+a misleading one). Predictors without an entry (debaters, the final judge) get no labelled demos:
+there is no human label for a debate turn. The error conversion itself is the one the default
+demo pools use (:mod:`tribunal.programs.mqm.demos`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import dspy
+
+from tribunal.programs.mqm.demos import dimension_errors, gemba_errors, split_category
+from tribunal.signatures.mqm.errors import DIMENSIONS, tag
+
+MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
+# Severities that are errors; "neutral" annotations weigh nothing in the human MQM score.
+ERROR_SEVERITIES = ("minor", "major", "critical")
+
+Label = Callable[[Any], "dspy.Example | None"]
+
+
+@dataclass(frozen=True)
+class HumanError:
+    """One human error of a training example, shaped like an ``MQMRow`` for the demo converters."""
+
+    category: str
+    severity: str | None
+    span: str | None
+    is_source_error: bool
+
+
+def human_errors(example: Any) -> list[HumanError]:
+    """The example's human errors (neutral ones left out), spans cut from the source or translation."""
+    errors = []
+    for gold in example.get("gold_errors") or ():
+        if gold.get("severity") not in ERROR_SEVERITIES:
+            continue
+        text = example.source if gold.get("is_source_error") else example.translation
+        start, end = gold.get("start"), gold.get("end")
+        span = text[start:end] if start is not None and end is not None else None
+        errors.append(HumanError(gold.get("category") or "", gold["severity"], span, bool(gold.get("is_source_error"))))
+    return errors
+
+
+def _demo(example: Any, **outputs: Any) -> dspy.Example:
+    inputs = {name: example.get(name, "") for name in MT_INPUTS}
+    return dspy.Example(**inputs, **outputs).with_inputs(*MT_INPUTS)
+
+
+def _describe(error: Any, dimension: str) -> str:
+    where = " (in the source)" if error.is_source_error else ""
+    return f"'{error.span}'{where} is a {error.severity} {dimension} error ({error.subcategory})"
+
+
+def rationale(errors: list, dimension: str) -> str:
+    """A short rationale for a dimension's errors, as a demo shows it."""
+    if not errors:
+        return f"No {dimension} errors."
+    return "; ".join(_describe(e, dimension) for e in errors) + "."
+
+
+def gemba_label(example: Any) -> dspy.Example | None:
+    """GEMBA-MQM's ``annotate``: every human error in GEMBA's scheme (None if one has no span)."""
+    errors = human_errors(example)
+    if any(e.span is None for e in errors):
+        return None
+    return _demo(example, errors=gemba_errors(errors))
+
+
+def dimension_label(dimension: str, example: Any) -> dspy.Example | None:
+    """An M-MAD dimension agent: the human errors of ``dimension`` as its typed errors, with a rationale."""
+    errors = dimension_errors(human_errors(example), dimension)
+    if errors is None:
+        return None
+    return _demo(example, rationale=rationale(errors, dimension), errors=errors)
+
+
+def coupled_label(example: Any) -> dspy.Example | None:
+    """M-MAD without stage 1 (``coupled``): all human errors tagged with their dimension.
+
+    None when an error is outside the four dimensions (e.g. "Other") or does not fit its schema.
+    """
+    errors = human_errors(example)
+    if any(split_category(e.category)[0] not in DIMENSIONS for e in errors):
+        return None
+    tagged, reasons = [], []
+    for dimension in DIMENSIONS:
+        typed = dimension_errors(errors, dimension)
+        if typed is None:
+            return None
+        tagged += tag(typed, dimension)
+        reasons += [_describe(e, dimension) for e in typed]
+    return _demo(example, rationale="; ".join(reasons) + "." if reasons else "", errors=tagged)
+
+
+def eaprompt_label(example: Any) -> dspy.Example | None:
+    """EAPrompt's ``analyse``: an analysis listing the human errors, then the major and minor counts.
+
+    Critical errors count as major (EAPrompt has two severities).
+    """
+    errors = human_errors(example)
+    lines = []
+    for number, error in enumerate(errors, 1):
+        severity = "minor" if error.severity == "minor" else "major"
+        what = f"'{error.span}'" if error.span is not None else "(no marked span)"
+        lines.append(f"{number}. {what}: {error.category.lower()}, {severity}.")
+    major = sum(e.severity != "minor" for e in errors)
+    return _demo(example, analysis="\n".join(lines) or "No errors.", major_errors=major,
+                 minor_errors=len(errors) - major)
+
+
+_MMAD = {dimension: functools.partial(dimension_label, dimension) for dimension in DIMENSIONS}
+
+PROGRAM_LABELS: dict[str, dict[str, Label]] = {
+    "gemba-mqm": {"annotate": gemba_label},
+    "eaprompt": {"analyse": eaprompt_label},
+    "mmad": {**_MMAD, "coupled": coupled_label},
+}
+"""``{program name: {predictor path: label}}`` for every MT program the optimizers can tune."""
