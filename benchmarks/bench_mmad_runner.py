@@ -45,6 +45,7 @@ def run(api_base: str, args, out: Path, opening: str):
                     cache=False, timeout=30)
     data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
     config = EvaluateConfig(data=data / "wmt23", lp=args.lp, lm=lm, limit=args.items, concurrency=args.concurrency,
+                            processes=args.processes,
                             demos=2, demo_data=data / "mqm-ted", out=out, mmad={"opening": opening})
     return run_evaluation(config, TrackingSettings(enabled=False))
 
@@ -88,6 +89,7 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--lp", default="zh-en")
+    parser.add_argument("--processes", type=int, default=1, help="worker processes sharing the call slots")
     parser.add_argument("--both-openings", action="store_true", help="also run opening=debater (paper protocol)")
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")

@@ -33,6 +33,7 @@ class EvaluateConfig(BaseModel):
     limit: int | None = Field(None, ge=1)
     rated_only: bool = False
     concurrency: int = Field(8, ge=1, le=512, description="LM calls in flight at most (items in flight: a few more)")
+    processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
     out: Path = Path("tribunal-out/mt")

@@ -111,6 +111,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
     if config.data is None:
         raise ValueError("no data folder given")
+    setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp)
     items = select_items(pair, config.systems, config.rated_only, config.limit)
     config_sig = config.config_signature()
@@ -128,11 +129,21 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
     if progress:
         progress(done, total)
-    make_program = program_factory(config, engine) if pending else None
-    started = time.perf_counter()  # judging only: data and demo loading are not LM work
-    if pending:
+    clock = {"start": time.perf_counter()}
+
+    def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
+        clock["start"] = time.perf_counter()
+
+    if pending and config.processes > 1 and engine is None:
+        from tribunal.eval.mt.processes import judge_in_processes
+
+        program_factory(config)  # bad settings or data fail here, with their own message, before any worker
+        judge_in_processes(config, pending, languages, journal, landed, start_clock)
+    elif pending:
+        make_program = program_factory(config, engine)
+        start_clock()
         judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
-    wall = time.perf_counter() - started
+    wall = time.perf_counter() - clock["start"]
     results = {k: journal.results[k] for k in items.items if k in journal.results}
     outputs = {s: pair.system_output(s) for s in items.systems}
     paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
@@ -142,6 +153,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     summary = run_summary(items, results, wall)
     summary["debate"] = debate_summary(results)
     summary["resumed_items"] = done
+    summary["setup_seconds"] = clock["start"] - setup_started
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
     result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
@@ -158,6 +170,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
+              "processes": config.processes,
               "fan_out": config.fan_out,
               "demos": config.demos, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}

@@ -68,9 +68,9 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             with state.answering():
-                self._answer()
+                self._answer(time.perf_counter())
 
-        def _answer(self) -> None:
+        def _answer(self, received: float) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             messages = body.get("messages", [])
             system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))
@@ -82,7 +82,9 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 state.hits.append((name, fault, inputs))
                 state.system_prompts.append(system)
             if state.latency:
-                time.sleep(state.latency)
+                # The latency is the server's whole response time: its own parsing and answering
+                # count inside it, as an LM server's prefill and decoding do.
+                time.sleep(max(0.0, state.latency - (time.perf_counter() - received)))
             if fault == "429":
                 return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "0"})
             if fault == "500":

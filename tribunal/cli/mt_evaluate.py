@@ -29,6 +29,9 @@ def evaluate(
     limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
     rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="At most this many LM calls in flight (default 8)."),
+    processes: Optional[int] = typer.Option(
+        None, "--processes", help="Worker processes sharing those calls (default 1; try 2+ at high concurrency)."
+    ),
     demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per dimension agent (default 2)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default tribunal-out/mt)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),
@@ -54,7 +57,7 @@ def evaluate(
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": roles,
              "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
-             "concurrency": concurrency, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
+             "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
     # A tuned export brings its program and settings; explicit flags still override the settings.
     tuned = _tuned_program(program or base.get("program"))
     merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)

@@ -1,0 +1,130 @@
+"""Judging across worker processes, for runs whose client CPU (DSPy's per-call work under the GIL)
+would otherwise stretch every LM call.
+
+Each worker process builds the program once and runs the thread-based :func:`judge_all` on its
+share of the call slots (``concurrency`` is split, so the bound on LM calls in flight holds for
+the whole run). Items are handed out from one queue as workers have room, so a fast worker takes
+more; results come back to this process, which journals them (the journal has one writer) and
+reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue as queue_module
+from typing import Any, Callable, Iterator
+
+from tribunal.eval.mt.config import EvaluateConfig
+from tribunal.eval.mt.items import JudgeItem
+from tribunal.eval.mt.journal import ItemResult, Journal
+
+
+def slot_shares(concurrency: int, processes: int) -> list[int]:
+    """Split ``concurrency`` call slots over at most ``processes`` workers (each gets at least one)."""
+    workers = max(1, min(processes, concurrency))
+    return [concurrency // workers + (1 if i < concurrency % workers else 0) for i in range(workers)]
+
+
+class _ToParent:
+    """Stands in for the journal inside a worker: every result goes to the parent process."""
+
+    def __init__(self, results: Any):
+        self.results = results
+
+    def append(self, result: ItemResult) -> None:
+        self.results.put(("result", result.model_dump_json()))
+
+
+def _items(items: Any, parent: int) -> Iterator[JudgeItem]:
+    """Items from the shared queue until the end mark; stop if the parent process is gone."""
+    while True:
+        try:
+            item = items.get(timeout=1.0)
+        except queue_module.Empty:
+            if os.getppid() != parent:
+                return  # orphaned: start nothing new
+            continue
+        if item is None:
+            return
+        yield item
+
+
+def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any, results: Any, parent: int) -> None:
+    from tribunal.eval.mt.job import program_factory
+    from tribunal.eval.mt.judging import judge_all
+
+    try:
+        config = EvaluateConfig.model_validate_json(config_json)
+        make_program = program_factory(config)
+        make_program()  # build (and fail) before the parent starts the clock
+        results.put(("ready", None))
+        judge_all(make_program, _items(items, parent), languages, _ToParent(results), slots, fan_out=config.fan_out)
+        results.put(("done", None))
+    except BaseException as err:  # reported to the parent, which stops the run with it
+        results.put(("failed", f"{type(err).__name__}: {err}"))
+
+
+def judge_in_processes(
+    config: EvaluateConfig,
+    items: list[JudgeItem],
+    languages: dict[str, str],
+    journal: Journal,
+    on_result: Callable[[ItemResult], None] | None = None,
+    on_ready: Callable[[], None] | None = None,
+) -> None:
+    """Judge ``items`` in ``config.processes`` workers; ``on_ready`` runs once all have built their program."""
+    context = multiprocessing.get_context("spawn")
+    item_queue, results = context.Queue(), context.Queue()
+    shares = slot_shares(config.concurrency, config.processes)
+    workers = [context.Process(target=_worker, daemon=True, name=f"judge-worker-{i}",
+                               args=(config.model_dump_json(), languages, share, item_queue, results, os.getpid()))
+               for i, share in enumerate(shares)]
+    for worker in workers:
+        worker.start()
+    try:
+        _await(results, workers, "ready")
+        if on_ready:
+            on_ready()
+        for item in items:
+            item_queue.put(item)
+        for _ in workers:
+            item_queue.put(None)
+        finished = 0
+        while finished < len(workers):
+            kind, payload = _next(results, workers)
+            if kind == "result":
+                result = ItemResult.model_validate_json(payload)
+                journal.append(result)
+                if on_result:
+                    on_result(result)
+            elif kind == "done":
+                finished += 1
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join(timeout=5)
+
+
+def _next(results: Any, workers: list[Any]) -> tuple[str, Any]:
+    while True:
+        try:
+            kind, payload = results.get(timeout=1.0)
+        except queue_module.Empty:
+            dead = [w.name for w in workers if not w.is_alive() and w.exitcode not in (0, None)]
+            if dead:
+                raise RuntimeError(f"judge worker(s) {', '.join(dead)} died") from None
+            continue
+        if kind == "failed":
+            raise RuntimeError(f"a judge worker failed: {payload}")
+        return kind, payload
+
+
+def _await(results: Any, workers: list[Any], expected: str) -> None:
+    seen = 0
+    while seen < len(workers):
+        kind, _ = _next(results, workers)
+        if kind != expected:
+            raise RuntimeError(f"judge worker sent {kind!r} before {expected!r}")
+        seen += 1
