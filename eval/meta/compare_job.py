@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tribunal.errors import UserError
+from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy
 from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
 from tribunal.eval.meta.report import table_to_tsv
@@ -72,9 +73,8 @@ def _acc_t_row(lp: str, gold: GoldMatrices, a: AlignedMetric, b: AlignedMetric, 
     return _row(f"{lp} seg acc-t", correct_a, correct_b, statistic, delta, samples, seed, n_boot=len(items))
 
 
-def compare_metrics(data: Path, metric_a: str, metric_b: str, lps: list[str] | None, samples: int, seed: int) -> pd.DataFrame:
+def compare_metrics(pairs: dict[str, LanguagePair], metric_a: str, metric_b: str, samples: int, seed: int) -> pd.DataFrame:
     """The comparison table: one row per task with both statistics, delta, p-value and 95% CI."""
-    pairs = load_pairs(data, lps)
     rows, agree_a, agree_b = [], [], []
     for lp, pair in sorted(pairs.items()):
         gold = GoldMatrices.from_pair(pair)
@@ -101,8 +101,8 @@ def compare_metrics(data: Path, metric_a: str, metric_b: str, lps: list[str] | N
 def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None, samples: int, seed: int,
                 tracking: TrackingSettings) -> CompareResult:
     """Compute the comparison and log it as one MLflow run."""
-    table = compare_metrics(data, metric_a, metric_b, lps, samples, seed)
     pairs = load_pairs(data, lps)
+    table = compare_metrics(pairs, metric_a, metric_b, samples, seed)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, [metric_a, metric_b]))}"
     sig = signature({"task": "wmt23-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
                      "samples": samples, "seed": seed, "data": data_tag})
