@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.tracking.secrets import secret_values
 from tribunal.optimizers.identity import program_identity, program_structure
 
@@ -76,11 +77,7 @@ def write_export(document: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
     text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     _check_no_secret(text, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_atomically(path, text)
 
 
 def read_export(path: str | Path) -> dict[str, Any]:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import csv
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import read_lines
 
@@ -117,24 +116,12 @@ def _format(value: float | None) -> str:
     return "None" if value is None or (isinstance(value, float) and math.isnan(value)) else repr(float(value))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_seg_scores(path: str | Path, scores: Mapping[str, Sequence[float | None]]) -> None:
     """Write ``{system: per-segment scores}`` as a ``.seg.score`` file (None/NaN -> ``None``)."""
     lines = [f"{system}\t{_format(v)}" for system, values in scores.items() for v in values]
-    _write_atomically(Path(path), "".join(line + "\n" for line in lines))
+    write_text_atomically(path, "".join(line + "\n" for line in lines))
 
 
 def write_sys_scores(path: str | Path, scores: Mapping[str, float | None]) -> None:
     """Write ``{system: score}`` as a ``.sys.score`` file."""
-    _write_atomically(Path(path), "".join(f"{s}\t{_format(v)}\n" for s, v in scores.items()))
+    write_text_atomically(path, "".join(f"{s}\t{_format(v)}\n" for s, v in scores.items()))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.equiv.checks import PERTURBATION_KINDS
 from tribunal.eval.equiv.suite import Suite, SuitePair
 
@@ -40,5 +41,4 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
 
 def write_pairs(pairs: Sequence[SuitePair], path: Path) -> None:
     """JSONL that ``--suite`` loads (each pair re-checked on load)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(p.model_dump(mode="json")) + "\n" for p in pairs), encoding="utf-8")
+    write_text_atomically(path, "".join(json.dumps(p.model_dump(mode="json")) + "\n" for p in pairs))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
@@ -83,8 +84,8 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
     (out / "runs").mkdir(parents=True, exist_ok=True)
     sig = signature({"task": "hyp-run", "instance": f"{instance.id}@{text_hash(instance.model_dump_json())}",
                      "depths": list(depths), "reruns": reruns, "lm": lm_public.get("model")})
-    (out / MANIFEST).write_text(json.dumps({"instance": instance.model_dump(), "depths": list(depths), "reruns": reruns,
-                                            "lm": lm_public, "signature": sig}, indent=2), encoding="utf-8")
+    write_text_atomically(out / MANIFEST, json.dumps({"instance": instance.model_dump(), "depths": list(depths),
+                                                      "reruns": reruns, "lm": lm_public, "signature": sig}, indent=2))
     todo: list[tuple[int, int]] = []
     done: list[RunRecord] = []
     for depth in depths:
@@ -99,7 +100,8 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
     def work(job: tuple[int, int]) -> RunRecord:
         # each depth gets its own rollout block so reruns at different depths never share a cached sample
         record = execute_run(instance, job[0], job[1], lm, rollout_base=1000 * list(depths).index(job[0]))
-        (out / "runs" / f"{record.run_id}.json").write_text(record.model_dump_json(indent=2), encoding="utf-8")
+        # atomic: a run killed mid-write leaves no torn record for the resume to trip over
+        write_text_atomically(out / "runs" / f"{record.run_id}.json", record.model_dump_json(indent=2))
         return record
 
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:

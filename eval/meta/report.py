@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tribunal.eval.data.score_files import _write_atomically
+from tribunal.eval.data.atomic import write_text_atomically
 
 
 def _cell(value: object, digits: int | None) -> str:
@@ -27,7 +27,7 @@ def table_to_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
 
 def write_tsv(table: pd.DataFrame, path: str | Path) -> None:
     """Write the table atomically: a crash never leaves a half-written file."""
-    _write_atomically(Path(path), table_to_tsv(table))
+    write_text_atomically(path, table_to_tsv(table))
 
 
 def _header(column: str) -> str:

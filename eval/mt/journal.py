@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.tracking.secrets import redact_text
 from tribunal.eval.tracking.signature import text_hash
@@ -75,7 +76,7 @@ class Journal:
             self.results[result.key] = result
             good.append(line)
         if len(good) - 1 != sum(1 for line in lines[1:] if line):
-            self.path.write_text("\n".join(good) + "\n", encoding="utf-8")
+            write_text_atomically(self.path, "\n".join(good) + "\n")  # a crash here keeps the old journal
 
     def _write_line(self, record: dict[str, Any], truncate: bool = False) -> str:
         line = redact_text(json.dumps(record, ensure_ascii=False))
