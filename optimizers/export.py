@@ -73,9 +73,13 @@ def export_document(program: Any, name: str, config: dict[str, Any], metadata: d
 
 
 def write_export(document: dict[str, Any], path: str | Path) -> Path:
-    """Write an export atomically after checking it holds no credential."""
+    """Write an export atomically after checking it holds no credential.
+
+    Keys keep their order: a demo's fields in the schema's order are part of the prompt, so a sorted
+    file would load back as another prompt. (The seal is computed over a sorted, canonical form.)
+    """
     path = Path(path)
-    text = json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     _check_no_secret(text, str(path))
     return write_text_atomically(path, text)
 

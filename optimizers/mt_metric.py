@@ -38,17 +38,20 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
 
 
 def locate(errors: Any, translation: str) -> tuple[list[Span], list[str]]:
-    """Predicted errors as character spans of the translation; also the spans not found in it."""
+    """Predicted errors as character spans of the translation (grounded: exact, normalised or fuzzy,
+    :mod:`tribunal.eval.mt.grounding`); also the spans that could not be grounded in it."""
+    from tribunal.eval.mt.grounding import ground
+
     located, missing = [], []
     for error in errors or ():
         text = str(_get(error, "span", "") or "")
         if not text or _get(error, "is_source_error", False):
             continue
-        start = translation.find(text)
-        if start < 0:
+        found = ground(text, translation)
+        if found.start is None:
             missing.append(text)
         else:
-            located.append(Span(start, start + len(text), str(_get(error, "severity", "")).lower(), text))
+            located.append(Span(found.start, found.end, str(_get(error, "severity", "")).lower(), text))
     return located, missing
 
 

@@ -25,7 +25,8 @@ class LMSettings(BaseModel):
     max_tokens: int | None = None
     num_retries: int = 5
     timeout: float | None = 120.0
-    cache: bool = True
+    cache: bool = Field(True, description="Reuse DSPy's response cache (keyed by model, endpoint and request); "
+                                          "answers from it are counted apart and cost nothing.")
     engine: Literal["auto", "litellm", "lm15"] = "auto"
 
     def public(self) -> dict[str, Any]:
@@ -33,13 +34,26 @@ class LMSettings(BaseModel):
         return self.model_dump()
 
 
+def endpoint_label(api_base: str | None) -> str:
+    """The endpoint as it may be logged: scheme, host, port and path (no credentials, no query)."""
+    if not api_base:
+        return "default"
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(api_base)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path.rstrip('/')}" if parts.scheme else api_base.split("?")[0]
+
+
 def build_lm(settings: LMSettings, engine: Any = None):
     """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
     import dspy
 
-    from tribunal.programs import dspy_speedups
+    from tribunal.programs import dspy_speedups, response_cache
 
     dspy_speedups.install()
+    response_cache.install()
 
     kwargs: dict[str, Any] = dict(
         temperature=settings.temperature,

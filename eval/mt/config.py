@@ -63,7 +63,10 @@ class EvaluateConfig(BaseModel):
             fields |= {"strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
                        "ablate": ",".join(m.ablate) or "none", "opening": m.opening,
                        "consensus": m.consensus_check, "judge": m.judge_policy}
-        fields |= {"lm": self.lm.model, "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
+        from tribunal.programs.lm import endpoint_label
+
+        fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
+                   "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
                    "roles": ",".join(f"{r}={m}" for r, m in sorted(self.role_lms.items())) or "none",
                    "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
                    "lp": self.lp}

@@ -168,7 +168,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     from tribunal.eval.tracking.mlflow_run import tracked_run
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
-              "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
+              "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "processes": config.processes,
               "fan_out": config.fan_out,
@@ -183,6 +183,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{k}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
     with tracked_run(tracking, f"mt-evaluate {config.metric_name} {config.lp}", params=params,
                      signature=result.signature) as run:

@@ -30,6 +30,8 @@ class ItemResult(BaseModel):
     status: Literal["scored", "unscored"]
     score: float | None = None
     reason: str | None = None
+    raw: str | None = None
+    """The LM's unusable answer (redacted, truncated) when the reason is an unparseable answer."""
     errors: list[dict[str, Any]] = []
     transcript: list[dict[str, Any]] = []
     debates: dict[str, Any] = {}

@@ -40,6 +40,18 @@ def unscored_reason(exc: BaseException) -> str | None:
     return next((label for kind, label in labels if isinstance(exc, kind)), None)
 
 
+RAW_ANSWER_LIMIT = 2000
+
+
+def raw_answer(exc: BaseException) -> str | None:
+    """The LM's own answer behind an unusable-answer failure, redacted and truncated (None if none)."""
+    text = getattr(exc, "lm_response", None)
+    if not text:
+        return None
+    text = redact_text(str(text))
+    return text if len(text) <= RAW_ANSWER_LIMIT else text[:RAW_ANSWER_LIMIT] + " [truncated]"
+
+
 def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> ItemResult:
     """Run ``program`` on one item under a fresh usage meter.
 
@@ -56,7 +68,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
             if label is None:
                 raise
             detail = redact_text(" ".join(str(exc).split()))[:300]
-            return ItemResult(key=item.key, status="unscored", reason=f"{label}: {detail}",
+            return ItemResult(key=item.key, status="unscored", reason=f"{label}: {detail}", raw=raw_answer(exc),
                               usage=meter.summary(), seconds=time.perf_counter() - started)
     return ItemResult(
         key=item.key, status="scored", score=float(prediction.score),

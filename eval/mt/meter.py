@@ -23,17 +23,26 @@ from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatc
 
 
 class UsageMeter(BaseCallback):
-    """Calls, failed calls and tokens of one item, by ``stage`` and ``stage/role``.
+    """Calls (answered by the provider, served by the response cache, failed) and tokens of one item,
+    by ``stage`` and ``stage/role``; tokens also by model (for the price).
 
-    Thread-safe: an item's independent calls may run on several threads at once.
+    A call is *cached* when it ended without DSPy reporting provider usage for it: DSPy calls the
+    usage tracker once for every answer that came from the provider and never for a cache hit.
+    Thread-safe: an item's independent calls may run on several threads at once (DSPy runs a call's
+    callbacks and its usage report on the thread that made the call).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.calls: Counter[str] = Counter()
         self.failed: Counter[str] = Counter()
+        self.cached: Counter[str] = Counter()
         self.prompt_tokens: Counter[str] = Counter()
         self.completion_tokens: Counter[str] = Counter()
+        self.model_prompt_tokens: Counter[str] = Counter()
+        self.model_completion_tokens: Counter[str] = Counter()
+        self._open: dict[int, str] = {}  # thread -> the call it is making
+        self._paid: set[str] = set()
 
     def _keys(self) -> tuple[str, str]:
         stage, role = current_call()
@@ -42,24 +51,37 @@ class UsageMeter(BaseCallback):
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         with self._lock:
             self.calls.update(self._keys())
+            self._open[threading.get_ident()] = call_id
 
     def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
-        if exception is not None:
-            with self._lock:
+        with self._lock:
+            self._open.pop(threading.get_ident(), None)
+            if exception is not None:
                 self.failed.update(self._keys())
+            elif call_id not in self._paid:
+                self.cached.update(self._keys())
+            self._paid.discard(call_id)
 
     def add_usage(self, model: str, usage: dict[str, Any] | None) -> None:
-        """DSPy's usage-tracker hook: called once per completed (non-cached) LM call."""
+        """DSPy's usage-tracker hook: called once per answer from the provider (never for a cache hit)."""
         usage = usage or {}
+        prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         with self._lock:
+            call_id = self._open.get(threading.get_ident())
+            if call_id is not None:
+                self._paid.add(call_id)
             for key in self._keys():
-                self.prompt_tokens[key] += int(usage.get("prompt_tokens") or 0)
-                self.completion_tokens[key] += int(usage.get("completion_tokens") or 0)
+                self.prompt_tokens[key] += prompt
+                self.completion_tokens[key] += completion
+            self.model_prompt_tokens[model] += prompt
+            self.model_completion_tokens[model] += completion
 
     def summary(self) -> dict[str, dict[str, int]]:
         with self._lock:
-            return {"calls": dict(self.calls), "failed": dict(self.failed),
-                    "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens)}
+            return {"calls": dict(self.calls), "failed": dict(self.failed), "cached": dict(self.cached),
+                    "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens),
+                    "model_prompt_tokens": dict(self.model_prompt_tokens),
+                    "model_completion_tokens": dict(self.model_completion_tokens)}
 
 
 _ACTIVE: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("tribunal_meter", default=None)

@@ -28,19 +28,24 @@ class PredictedSpan:
     is_source_error: bool = False
 
 
-def locate(errors: list[dict], translation: str) -> list[dict]:
-    """Errors with ``start`` / ``end`` of their span in the translation (None when not found)."""
+def locate(errors: list[dict], translation: str, source: str = "") -> list[dict]:
+    """Errors with ``start`` / ``end`` of their span, grounded in the translation (in the source for a
+    source error) by :func:`tribunal.eval.mt.grounding.ground`; ``grounding`` says how (``ungrounded``:
+    no offsets, the error is kept)."""
+    from tribunal.eval.mt.grounding import ground
+
     located = []
     for error in errors:
-        span = error.get("span") or ""
-        start = -1 if error.get("is_source_error") or not span else translation.find(span)
-        located.append({**error, "start": start if start >= 0 else None,
-                        "end": start + len(span) if start >= 0 else None})
+        in_source = bool(error.get("is_source_error"))
+        found = ground(error.get("span") or "", source if in_source else translation)
+        located.append({**error, "start": found.start, "end": found.end, "grounding": found.method})
     return located
 
 
 def spans_of(located: list[dict]) -> list[PredictedSpan]:
-    return [PredictedSpan(e["start"], e["end"]) for e in located if e.get("start") is not None]
+    """The grounded spans in the translation (source errors are not translation spans)."""
+    return [PredictedSpan(e["start"], e["end"]) for e in located
+            if e.get("start") is not None and not e.get("is_source_error")]
 
 
 def segment_scores(items: RunItems, results: dict[str, ItemResult], n_segments: int) -> dict[str, np.ndarray]:
@@ -76,7 +81,9 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
             record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
                       "status": result.status if result else "not run",
                       "score": result.score if result else None, "reason": result.reason if result else None,
-                      "errors": locate(result.errors, outputs[cell.system][cell.segment]) if result else []}
+                      "raw_answer": result.raw if result else None,
+                      "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
+                      if result else []}
             handle.write(redact_text(json.dumps(record, ensure_ascii=False)) + "\n")
     with paths["transcripts"].open("w", encoding="utf-8") as handle:
         for key, item in items.items.items():

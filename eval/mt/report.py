@@ -58,27 +58,48 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
             gold = ratings.get(cell.system, [None] * pair.n_segments)[cell.segment]
             if result is None or result.status != "scored" or gold is None:
                 continue
-            cells.append((spans_of(locate(result.errors, outputs[cell.system][cell.segment])), gold))
+            cells.append((spans_of(locate(result.errors, outputs[cell.system][cell.segment],
+                                          pair.sources[cell.segment])), gold))
     if not cells:
         return {}
     return {k: float(v) for k, v in span_scores(cells).as_dict().items()}
 
 
+def grounding_counts(items: RunItems, results: dict[str, ItemResult]) -> dict[str, int]:
+    """Reported error spans of the scored items by how they were grounded (exact ... ungrounded)."""
+    counts: Counter[str] = Counter({"exact": 0, "normalised": 0, "fuzzy": 0, "ungrounded": 0})
+    for key, item in items.items.items():
+        result = results.get(key)
+        if result is None or result.status != "scored":
+            continue
+        counts.update(e["grounding"] for e in locate(result.errors, item.translation, item.source))
+    return dict(counts)
+
+
 def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: float) -> dict[str, Any]:
     """Items scored / unscored by reason, LM calls and tokens by stage, wall time."""
+    from tribunal.programs.pricing import spend
+
     judged = [results[k] for k in items.items if k in results]
     reasons = Counter(r.reason.split(":")[0] for r in judged if r.status == "unscored" and r.reason)
     usage = add_summaries([r.usage for r in judged])
     stages = {k: v for k, v in usage.get("calls", {}).items() if "/" not in k}
+    cached = sum(v for k, v in usage.get("cached", {}).items() if "/" not in k)
+    failed = sum(v for k, v in usage.get("failed", {}).items() if "/" not in k)
+    cost = spend(usage.get("model_prompt_tokens", {}), usage.get("model_completion_tokens", {}))
     return {
         "cells": len(items.cells), "items": len(items.items), "duplicates": items.duplicates,
         "judged": len(judged), "scored": sum(r.status == "scored" for r in judged),
         "unscored": sum(r.status == "unscored" for r in judged), "unscored_reasons": dict(reasons),
         "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,
+        "lm_calls_paid": sum(stages.values()) - cached - failed, "lm_calls_cached": cached, "lm_calls_failed": failed,
         "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},
         "prompt_tokens": sum(v for k, v in usage.get("prompt_tokens", {}).items() if "/" not in k),
         "completion_tokens": sum(v for k, v in usage.get("completion_tokens", {}).items() if "/" not in k),
         "tokens_by_stage": {k: usage.get("prompt_tokens", {}).get(k, 0) + usage.get("completion_tokens", {}).get(k, 0)
                             for k in stages},
+        "cost_usd": round(cost.usd, 6) if cost.known else None,
+        "cost": cost.describe(),
+        "spans": grounding_counts(items, results),
         "wall_seconds": wall_seconds,
     }

@@ -51,7 +51,9 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
     Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
+    The answer is read by the tolerant adapter (:mod:`tribunal.programs.answers`).
     """
+    from tribunal.programs.answers import tolerant_answers
     from tribunal.programs.mqm.scheduling import call_slot
 
     token = _CALL.set((stage, role))
@@ -59,7 +61,7 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs:
         import dspy
 
         lm = lms.for_role(role) if lms else None
-        with call_slot(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+        with call_slot(), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return predictor(**inputs)
     finally:
         _CALL.reset(token)

@@ -1,7 +1,7 @@
 """A loopback OpenAI-compatible chat-completions server for tests and the runner benchmark.
 
 ``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
-(:mod:`mqm_fakes`), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
+(:mod:`mqm_fakes`, written by an optional ``render`` hook), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
 timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted, and so is the peak
 of requests being answered at once (``state.peak``).
 """
@@ -16,15 +16,20 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator
 
-from tests.support.mqm_fakes import Responder, answer
+from tests.support.mqm_fakes import Renderer, Responder, answer
 
 Fault = Callable[[int, str, dict[str, Any]], "str | None"]
+RawResponder = Callable[[dict[str, Any]], "tuple[str, str]"]
+"""``body -> (name, answer text)``: answers any request (not only the MQM signatures)."""
 
 
 class LoopbackState:
-    def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float):
+    def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float,
+                 render: Renderer | None = None, respond_raw: RawResponder | None = None):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
+        self.render, self.respond_raw = render, respond_raw
         self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
+        self.bodies: list[bytes] = []  # every request body, byte for byte, in arrival order
         self.system_prompts: list[str] = []
         self.lock = threading.Lock()
         self.in_flight = 0
@@ -71,15 +76,20 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 self._answer(time.perf_counter())
 
         def _answer(self, received: float) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            body = json.loads(raw or b"{}")
             messages = body.get("messages", [])
             system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))
             user = [m["content"] for m in messages if m["role"] == "user"][-1]
-            name, text, inputs = answer(system, user, state.responder)
+            if state.respond_raw is not None:
+                (name, text), inputs = state.respond_raw(body), {}
+            else:
+                name, text, inputs = answer(system, user, state.responder, state.render)
             with state.lock:
                 number = len(state.hits)
                 fault = state.fault(number, name, inputs) if state.fault else None
                 state.hits.append((name, fault, inputs))
+                state.bodies.append(raw)
                 state.system_prompts.append(system)
             if state.latency:
                 # The latency is the server's whole response time: its own parsing and answering
@@ -105,10 +115,15 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
 
 
 @contextlib.contextmanager
-def loopback_server(responder: Responder, fault: Fault | None = None, latency: float = 0.0,
-                    hang: float = 2.0) -> Iterator[tuple[str, LoopbackState]]:
-    """``(api_base, state)`` of a running server; shut down on exit."""
-    state = LoopbackState(responder, fault, latency, hang)
+def loopback_server(responder: Responder | None = None, fault: Fault | None = None, latency: float = 0.0,
+                    hang: float = 2.0, render: Renderer | None = None,
+                    respond_raw: RawResponder | None = None) -> Iterator[tuple[str, LoopbackState]]:
+    """``(api_base, state)`` of a running server; shut down on exit.
+
+    ``render`` writes the answers (e.g. :func:`tests.support.deviations.deviating_renderer`);
+    ``respond_raw`` answers whole request bodies instead of the MQM ``responder``.
+    """
+    state = LoopbackState(responder, fault, latency, hang, render, respond_raw)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

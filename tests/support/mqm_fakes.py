@@ -61,12 +61,21 @@ def chat_answer(outputs: dict[str, Any]) -> str:
     return body + "[[ ## completed ## ]]"
 
 
-def answer(system_text: str, user_text: str, responder: Responder) -> tuple[str, str, dict[str, Any]]:
-    """``(signature name, answer text, inputs)`` for one request."""
+Renderer = Callable[[str, dict[str, Any], dict[str, Any]], str]
+
+
+def answer(system_text: str, user_text: str, responder: Responder,
+           render: Renderer | None = None) -> tuple[str, str, dict[str, Any]]:
+    """``(signature name, answer text, inputs)`` for one request.
+
+    ``render(name, inputs, outputs)`` writes the answer text (default: the clean chat layout).
+    """
     name = identify(system_text)
     inputs = parse_fields(user_text)
     outputs = responder(name, inputs)
-    return name, outputs if isinstance(outputs, str) else chat_answer(outputs), inputs
+    if isinstance(outputs, str):
+        return name, outputs, inputs
+    return name, render(name, inputs, outputs) if render else chat_answer(outputs), inputs
 
 
 class ScriptedEngine:

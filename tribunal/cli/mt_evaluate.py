@@ -24,6 +24,10 @@ def evaluate(
     lm: Optional[str] = typer.Option(None, "--lm", help="Default LM, e.g. openai/gpt-4o-mini."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint URL."),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Env variable holding the API key."),
+    cache: Optional[bool] = typer.Option(
+        None, "--cache/--no-cache",
+        help="Reuse DSPy's response cache (default: on; keyed by model, endpoint and request). "
+             "Answers it serves are counted apart and cost nothing."),
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="ROLE=MODEL (repeatable), e.g. judge=openai/gpt-4o."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="Systems to judge (default: the scored ones)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
@@ -55,7 +59,7 @@ def evaluate(
         raise UserError(str(err)) from None
     mmad = {"strategy": strategy, "rounds": rounds, "topic": topic, "ablate": list(ablate) if ablate else None}
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": roles,
-             "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env},
+             "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env, "cache": cache},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
     # A tuned export brings its program and settings; explicit flags still override the settings.
@@ -118,7 +122,13 @@ def print_summary(console, result) -> None:
     for reason, count in sorted(s["unscored_reasons"].items()):
         console.print(f"  unscored: {count} x {reason}")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
-    console.print(f"LM calls: {s['lm_calls']} ({stages}); tokens: {s['prompt_tokens']} in, {s['completion_tokens']} out")
+    console.print(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
+                  f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
+    console.print(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; "
+                  f"spend: {s['cost']}")
+    spans = s.get("spans", {})
+    if any(spans.values()):
+        console.print("error spans grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
     for key, value in result.meta.items():
         console.print(f"  {key}: {value:.4f}")
     for key, value in result.spans.items():

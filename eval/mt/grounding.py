@@ -1,0 +1,93 @@
+"""Grounding a judge's error span in the text it annotates: character offsets, or an honest "not found".
+
+Span F1 needs offsets, and models quote spans loosely: other whitespace, typographic quotes, another
+case or Unicode form, a dropped accent or a slipped letter. :func:`ground` tries, in order:
+
+1. **exact**: the first occurrence of the span as written;
+2. **normalised**: both texts under NFKC, case folding, one form of quotes and dashes, and runs of
+   whitespace collapsed to one space; offsets are mapped back to the original text;
+3. **fuzzy**: the best partial alignment of the normalised span in the normalised text (rapidfuzz's
+   ``partial_ratio_alignment``, an Indel similarity in 0-100), accepted when the similarity is at
+   least :data:`FUZZY_THRESHOLD` (90: about one slipped character in ten) and the span has at least
+   :data:`FUZZY_MIN_LENGTH` characters (shorter spans align somewhere in almost any sentence); an
+   alignment that cuts a word is widened to the whole word;
+4. otherwise **ungrounded**: no offsets; the span is kept, counted and reported, never dropped.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+Method = Literal["exact", "normalised", "fuzzy", "ungrounded"]
+FUZZY_THRESHOLD = 90.0
+FUZZY_MIN_LENGTH = 5
+_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»〝〞＂"} | {c: "'" for c in "‘’‚‛‹›`´＇"}
+                        | {c: "-" for c in "‐‑‒–—―−"})
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """Where a span sits in the text (``start``/``end`` are None when ungrounded)."""
+
+    start: int | None
+    end: int | None
+    method: Method
+    similarity: float = 100.0
+
+
+def _normalise(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the index it came from."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        for piece in unicodedata.normalize("NFKC", char).casefold().translate(_QUOTES):
+            if piece.isspace():
+                if not chars or chars[-1] == " ":
+                    continue
+                piece = " "
+            chars.append(piece)
+            origin.append(index)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        origin.pop()
+    return "".join(chars), origin
+
+
+def _mapped(origin: list[int], start: int, end: int) -> tuple[int, int]:
+    return origin[start], origin[end - 1] + 1
+
+
+def ground(span: str, text: str) -> Grounding:
+    """Locate ``span`` in ``text`` (see the module docstring for the order of attempts)."""
+    if not span or not span.strip() or not text:
+        return Grounding(None, None, "ungrounded", 0.0)
+    start = text.find(span)
+    if start >= 0:
+        return Grounding(start, start + len(span), "exact")
+    norm_text, origin = _normalise(text)
+    norm_span, _ = _normalise(span)
+    if not norm_span:
+        return Grounding(None, None, "ungrounded", 0.0)
+    found = norm_text.find(norm_span)
+    if found >= 0:
+        return Grounding(*_mapped(origin, found, found + len(norm_span)), "normalised")
+    if len(norm_span) < FUZZY_MIN_LENGTH:
+        return Grounding(None, None, "ungrounded", 0.0)
+    from rapidfuzz import fuzz
+
+    alignment = fuzz.partial_ratio_alignment(norm_span, norm_text)
+    if alignment is None or alignment.score < FUZZY_THRESHOLD or alignment.dest_end <= alignment.dest_start:
+        return Grounding(None, None, "ungrounded", alignment.score if alignment else 0.0)
+    begin, finish = alignment.dest_start, alignment.dest_end
+    while begin < finish and norm_text[begin] == " ":
+        begin += 1
+    while finish > begin and norm_text[finish - 1] == " ":
+        finish -= 1
+    # An alignment that cuts a word (a span with a dropped letter) is widened to the whole word.
+    while begin > 0 and norm_text[begin - 1].isalnum() and norm_text[begin].isalnum():
+        begin -= 1
+    while finish < len(norm_text) and norm_text[finish].isalnum() and norm_text[finish - 1].isalnum():
+        finish += 1
+    return Grounding(*_mapped(origin, begin, finish), "fuzzy", round(alignment.score, 2))

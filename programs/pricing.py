@@ -1,0 +1,84 @@
+"""US-dollar spend from token counts, with LiteLLM's bundled price table (offline: never fetched).
+
+The table is the JSON file shipped inside the installed ``litellm`` package
+(``model_prices_and_context_window_backup.json``), read directly, without importing LiteLLM (whose
+import is slow and, without ``LITELLM_LOCAL_MODEL_COST_MAP``, goes to the network). A model the
+table does not know (a local vLLM or Ollama model, a custom gateway name) has no price: the spend
+is reported as unknown, never as zero.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+PRICE_FILE = "model_prices_and_context_window_backup.json"
+
+
+@functools.lru_cache(maxsize=1)
+def price_table() -> dict[str, dict]:
+    """LiteLLM's bundled table (``{}`` when LiteLLM is not installed)."""
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or not spec.submodule_search_locations:
+        return {}
+    path = Path(list(spec.submodule_search_locations)[0]) / PRICE_FILE
+    try:
+        table = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(v, dict)}
+
+
+def model_prices(model: str) -> dict | None:
+    """The table entry of a LiteLLM/DSPy model name (``openai/gpt-4o-mini`` or ``gpt-4o-mini``)."""
+    table = price_table()
+    provider, _, bare = model.partition("/")
+    for key in (model, bare if bare else None):
+        entry = table.get(key) if key else None
+        if entry and "input_cost_per_token" in entry:
+            if key == bare and entry.get("litellm_provider") not in (None, provider) and \
+                    not str(entry.get("litellm_provider", "")).startswith(provider):
+                continue  # the bare name belongs to another provider's model
+            return entry
+    return None
+
+
+@dataclass
+class Spend:
+    """Dollars for the priced models, and the models without a price."""
+
+    usd: float = 0.0
+    unpriced: list[str] = field(default_factory=list)
+
+    @property
+    def known(self) -> bool:
+        return not self.unpriced
+
+    def describe(self) -> str:
+        if not self.unpriced:
+            return f"${self.usd:.4f} (LiteLLM's bundled price table)"
+        missing = ", ".join(self.unpriced)
+        if self.usd:
+            return f"${self.usd:.4f} for the priced models; unknown for {missing} (not in LiteLLM's price table)"
+        return f"unknown ({missing} not in LiteLLM's price table)"
+
+
+def spend(prompt_tokens: Mapping[str, int], completion_tokens: Mapping[str, int], batch: bool = False) -> Spend:
+    """The spend of per-model token counts; ``batch`` uses the table's batch-API prices where it has them."""
+    result = Spend()
+    for model in sorted(set(prompt_tokens) | set(completion_tokens)):
+        entry = model_prices(model)
+        if entry is None:
+            if prompt_tokens.get(model) or completion_tokens.get(model):
+                result.unpriced.append(model)
+            continue
+        suffix = "_batches" if batch else ""
+        input_price = entry.get(f"input_cost_per_token{suffix}", entry["input_cost_per_token"] / (2 if batch else 1))
+        output_price = entry.get(f"output_cost_per_token{suffix}",
+                                 entry.get("output_cost_per_token", 0.0) / (2 if batch else 1))
+        result.usd += prompt_tokens.get(model, 0) * input_price + completion_tokens.get(model, 0) * output_price
+    return result
