@@ -40,12 +40,12 @@ class RoleLMs:
         return {f"lm.{role}": model for role, model in (self.models or {}).items()}
 
 
-def build_role_lm(role: str, model: str, api_base: str | None) -> Any:
+def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = True) -> Any:
     """A ``dspy.LM`` for one role (the test engine when the hook is set)."""
     from tribunal.programs.lm import LMSettings, build_lm
 
     engine = _test_engine(role, model)
-    settings = LMSettings(model=model, api_base=api_base, cache=engine is None)
+    settings = LMSettings(model=model, api_base=api_base, cache=cache and engine is None)
     try:
         return build_lm(settings, engine=engine)
     except ValueError as err:
@@ -53,12 +53,12 @@ def build_role_lm(role: str, model: str, api_base: str | None) -> Any:
 
 
 def build_role_lms(task: str, teacher: str | None, prompt: str | None, api_base: str | None,
-                   needs_prompt: bool) -> RoleLMs:
+                   needs_prompt: bool, cache: bool = True) -> RoleLMs:
     """Task LM always; teacher when asked for; the prompt LM (default: the task model) when needed."""
     prompt_model = (prompt or task) if needs_prompt else None
     return RoleLMs(
-        task=build_role_lm("task", task, api_base),
-        teacher=build_role_lm("teacher", teacher, api_base) if teacher else None,
-        prompt=build_role_lm("prompt", prompt_model, api_base) if prompt_model else None,
+        task=build_role_lm("task", task, api_base, cache),
+        teacher=build_role_lm("teacher", teacher, api_base, cache) if teacher else None,
+        prompt=build_role_lm("prompt", prompt_model, api_base, cache) if prompt_model else None,
         models={"task": task, "teacher": teacher, "prompt": prompt_model},
     )

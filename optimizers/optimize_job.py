@@ -45,6 +45,7 @@ class OptimizeRequest(BaseModel):
     budget: int | None = Field(None, description="Default: the optimizer's own default.")
     seed: int = 0
     threads: int = Field(4, ge=1)
+    cache: bool = Field(True, description="Reuse DSPy's response cache (answers from it cost nothing).")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
     out: Path | None = None
 
@@ -57,6 +58,8 @@ class OptimizeResult:
     untuned: DevScore
     tuned: DevScore
     trials: int
+    program: Any = None
+    """The tuned program itself (the export holds its state)."""
 
 
 def _setting(value: Any) -> str:
@@ -91,7 +94,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     metric = METRICS[train.kind]()
-    lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm)
+    lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
+                         cache=request.cache)
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,
@@ -100,8 +104,10 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     out = request.out or Path("tribunal-out/optimized") / f"{resolved.name}-{spec.name}.json"
 
     config_text = ",".join(f"{k}={_setting(v)}" for k, v in sorted(resolved.config.items())) or None
+    from tribunal.programs.lm import endpoint_label
+
     sig = signature({"prog": resolved.label, "set": config_text, "opt": spec.name, "budget": budget,
-                     "lm": request.lm, "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
+                     "lm": request.lm, "endpoint": endpoint_label(request.api_base), "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
                      "metric": metric.name, "train": train.label, "dev": dev.label, "seed": request.seed})
     params = {"program": resolved.label, "program_source": resolved.source, "program_config": config_text,
               "optimizer": spec.name, "dspy_optimizer": spec.dspy_name, "budget": budget,
@@ -147,4 +153,4 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
             run.log_artifact(write_export(document, Path(folder) / ARTIFACT_NAME), ARTIFACT_DIR)
         run.register_artifact(f"tribunal-{resolved.name}", ARTIFACT_DIR,
                               {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
-    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials))
+    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled)

@@ -75,17 +75,45 @@ def build_lm(settings: LMSettings, engine: Any = None):
     return dspy.LM(settings.model, engine=settings.engine, **kwargs)
 
 
-def parse_role_lms(values: list[str] | None) -> dict[str, str]:
-    """``["judge=openai/gpt-4o"]`` -> ``{"judge": "openai/gpt-4o"}``; a clear error otherwise."""
-    roles: dict[str, str] = {}
+class RoleLM(BaseModel):
+    """One role's own LM: a model, optionally on its own endpoint (other settings: the default LM's)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+
+    def label(self) -> str:
+        """``model`` or ``model@endpoint`` (no credentials) for signatures and params."""
+        return self.model if not self.api_base else f"{self.model}@{endpoint_label(self.api_base)}"
+
+
+def parse_role_lms(values: list[str] | None) -> dict[str, RoleLM]:
+    """``["judge=openai/gpt-4o", "defender=openai/qwen@http://host:8000/v1"]`` -> ``{role: RoleLM}``."""
+    roles: dict[str, RoleLM] = {}
     for value in values or []:
-        role, sep, model = value.partition("=")
-        if not sep or not role.strip() or not model.strip():
-            raise ValueError(f"--role-lm {value!r}: expected ROLE=MODEL")
-        roles[role.strip()] = model.strip()
+        role, sep, spec = value.partition("=")
+        model, at, api_base = spec.strip().partition("@")
+        if not sep or not role.strip() or not model.strip() or (at and not api_base.strip()):
+            raise ValueError(f"--role-lm {value!r}: expected ROLE=MODEL or ROLE=MODEL@API_BASE")
+        roles[role.strip()] = RoleLM(model=model.strip(), api_base=api_base.strip() or None)
     return roles
 
 
-def build_role_lms(settings: LMSettings, roles: dict[str, str], engine: Any = None) -> dict[str, Any]:
-    """One LM per role: the default settings with the role's model (same endpoint, key and limits)."""
-    return {role: build_lm(settings.model_copy(update={"model": model}), engine) for role, model in roles.items()}
+def role_lm(value: "str | RoleLM | dict") -> RoleLM:
+    """A role's LM from a config value: a model name, or a table with model / api_base / api_key_env."""
+    if isinstance(value, RoleLM):
+        return value
+    return RoleLM(model=value) if isinstance(value, str) else RoleLM.model_validate(value)
+
+
+def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
+    """One LM per role: the default settings with the role's model (and endpoint and key, if it has them)."""
+    built = {}
+    for role, value in roles.items():
+        own = role_lm(value)
+        update = {"model": own.model} | {k: v for k, v in (("api_base", own.api_base),
+                                                           ("api_key_env", own.api_key_env)) if v}
+        built[role] = build_lm(settings.model_copy(update=update), engine)
+    return built

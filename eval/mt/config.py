@@ -7,10 +7,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tribunal.eval.tracking.signature import signature
-from tribunal.programs.lm import LMSettings
+from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.mmad import MMADConfig
 
 DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
@@ -28,7 +28,15 @@ class EvaluateConfig(BaseModel):
     program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
     mmad: MMADConfig = MMADConfig()
     lm: LMSettings
-    role_lms: dict[str, str] = {}
+    role_lms: dict[str, RoleLM] = Field({}, description="ROLE -> its own model (and endpoint): a model name "
+                                                       "or {model, api_base, api_key_env}")
+
+    @field_validator("role_lms", mode="before")
+    @classmethod
+    def _role_lms(cls, value: Any) -> Any:
+        from tribunal.programs.lm import role_lm
+
+        return {role: role_lm(v) for role, v in value.items()} if isinstance(value, dict) else value
     systems: list[str] | None = None
     limit: int | None = Field(None, ge=1)
     rated_only: bool = False
@@ -67,7 +75,7 @@ class EvaluateConfig(BaseModel):
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
-                   "roles": ",".join(f"{r}={m}" for r, m in sorted(self.role_lms.items())) or "none",
+                   "roles": ",".join(f"{r}={m.label()}" for r, m in sorted(self.role_lms.items())) or "none",
                    "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
                    "lp": self.lp}
         return signature(fields)

@@ -176,7 +176,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
-    params |= {f"lm.{role}": model for role, model in config.role_lms.items()}
+    params |= {f"lm.{role}": own.label() for role, own in config.role_lms.items()}
     summary = result.summary
     metrics = {k: float(v) for k, v in summary.items() if isinstance(v, (int, float))}
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_stage"].items()}

@@ -28,7 +28,7 @@ def evaluate(
         None, "--cache/--no-cache",
         help="Reuse DSPy's response cache (default: on; keyed by model, endpoint and request). "
              "Answers it serves are counted apart and cost nothing."),
-    role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="ROLE=MODEL (repeatable), e.g. judge=openai/gpt-4o."),
+    role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="ROLE=MODEL or ROLE=MODEL@API_BASE (repeatable), e.g. judge=openai/gpt-4o."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="Systems to judge (default: the scored ones)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
     rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
@@ -58,7 +58,7 @@ def evaluate(
     except (OSError, ValueError) as err:
         raise UserError(str(err)) from None
     mmad = {"strategy": strategy, "rounds": rounds, "topic": topic, "ablate": list(ablate) if ablate else None}
-    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": roles,
+    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None,
              "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env, "cache": cache},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}

@@ -37,6 +37,8 @@ def optimize(
     budget: Optional[int] = typer.Option(None, "--budget", help="Optimizer budget (see --optimizer)."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
     threads: int = typer.Option(4, "--threads", help="Concurrent LM calls."),
+    cache: bool = typer.Option(True, "--cache/--no-cache",
+                               help="Reuse DSPy's response cache (keyed by model, endpoint and request)."),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
     tracking_uri: Optional[str] = TrackingUri,
@@ -49,7 +51,7 @@ def optimize(
     request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
                               train=train, dev=dev, lm=lm, api_base=api_base,
                               teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
-                              threads=threads, out=out)
+                              threads=threads, cache=cache, out=out)
     settings = tracking_settings(tracking_uri, no_track)
     result = run_optimize(request, settings)
     console = make_console()

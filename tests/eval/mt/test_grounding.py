@@ -1,0 +1,63 @@
+"""Span grounding: exact, normalised, fuzzy, and ungroundable spans counted (never dropped)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tribunal.eval.mt.grounding import FUZZY_THRESHOLD, ground
+from tribunal.eval.mt.items import JudgeItem, RunItems
+from tribunal.eval.mt.journal import ItemResult
+from tribunal.eval.mt.outputs import locate, spans_of
+from tribunal.eval.mt.report import grounding_counts
+
+TEXT = "Er sagte: „Das  Haus ist groß.“ Dann ging er nach Hause."
+
+
+@pytest.mark.parametrize("span, method, found", [
+    ("Das  Haus", "exact", "Das  Haus"),
+    ("Haus", "exact", "Haus"),
+    ("das haus", "normalised", "Das  Haus"),                      # case and whitespace
+    ('"Das Haus ist groß."', "normalised", "„Das  Haus ist groß.“"),  # other quotes
+    ("DAS HAUS IST GROSS", "normalised", "Das  Haus ist groß"),    # ß case-folds to ss
+    ("Das\u00a0Haus", "normalised", "Das  Haus"),                  # a no-break space (NFKC)
+    ("Dan ging er", "fuzzy", "Dann ging er"),                     # a dropped letter, widened to the word
+    ("ging err nach", "fuzzy", "ging er nach"),
+    ("Katze", "ungrounded", None),
+    ("Das", "exact", "Das"),
+    ("", "ungrounded", None),
+])
+def test_ground(span, method, found):
+    grounding = ground(span, TEXT)
+    assert grounding.method == method
+    assert (TEXT[grounding.start:grounding.end] if grounding.start is not None else None) == found
+
+
+def test_fuzzy_needs_length_and_similarity():
+    assert ground("Hsu", TEXT).method == "ungrounded"  # too short to align safely (one slip from "Hau")
+    weak = ground("Dinge gingen nachher", TEXT)
+    assert weak.method == "ungrounded" and weak.similarity < FUZZY_THRESHOLD
+
+
+def test_located_errors_keep_offsets_method_and_the_ungrounded_ones():
+    errors = [{"span": "das haus", "severity": "major"}, {"span": "Katze", "severity": "minor"},
+              {"span": "source words", "severity": "minor", "is_source_error": True}]
+    located = locate(errors, TEXT, source="some source words here")
+    assert [e["grounding"] for e in located] == ["normalised", "ungrounded", "exact"]
+    assert (located[0]["start"], located[0]["end"]) == (11, 20) and located[1]["start"] is None
+    assert (located[2]["start"], located[2]["end"]) == (5, 17)  # in the source, not the translation
+    assert [(s.start, s.end) for s in spans_of(located)] == [(11, 20)]  # span F1 sees translation spans only
+
+
+def test_the_run_summary_counts_spans_by_grounding():
+    item = JudgeItem("k", "source", TEXT)
+    items = RunItems(cells=[], items={"k": item}, systems=[])
+    result = ItemResult(key="k", status="scored", score=-6.0,
+                        errors=[{"span": "Haus"}, {"span": "das haus"}, {"span": "Dan ging er"}, {"span": "Katze"}])
+    assert grounding_counts(items, {"k": result}) == {"exact": 1, "normalised": 1, "fuzzy": 1, "ungrounded": 1}
+
+
+def test_span_f1_of_the_optimizer_metric_uses_grounded_offsets():
+    from tribunal.optimizers.mt_metric import locate as metric_locate
+
+    located, missing = metric_locate([{"span": "das haus", "severity": "Major"}, {"span": "Katze"}], TEXT)
+    assert [(s.start, s.end, s.severity) for s in located] == [(11, 20, "major")] and missing == ["Katze"]
