@@ -30,7 +30,7 @@ def label_record(record: RunRecord, judge_lm: Any, judge_name: str) -> RunRecord
         for challenge in record.challenges:
             out = judge(demands=challenge.demands, hypothesis_before=challenge.before,
                         responses=challenge.responses, hypothesis_after=challenge.after)
-            labelled.append(challenge.model_copy(update={"labels": out.labels, "error": out.error}))
+            labelled.append(challenge.model_copy(update={"labels": out.demand_labels, "error": out.error}))
     return record.model_copy(update={"challenges": labelled, "engagement_judge": judge_name})
 
 

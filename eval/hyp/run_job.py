@@ -4,10 +4,11 @@ Each run is stored as ``runs/<instance>/<run_id>.json``. A run already stored wi
 is loaded, not re-run (a crashed job resumes without paying twice). Runs execute
 concurrently, each thread entering ``dspy.context(lm=...)``.
 
-Independent reruns: every run samples with its own DSPy ``rollout_id``, derived from a random
-nonce drawn when the run directory is created (kept in its manifest), the instance and the run
-id. Two reruns, the same rerun at two depths, and two run directories never share a cached
-answer, while a resumed directory replays its own cache entries and pays nothing twice.
+Independent reruns: every lineage of every run samples with its own DSPy ``rollout_id``, derived
+from a random nonce drawn when the run directory is created (kept in its manifest), the instance,
+the run id and the opening. Two reruns, the same rerun at two depths, two lineages of one run and
+two run directories never share a cached answer, while a resumed directory replays its own cache
+entries and pays nothing twice.
 
 After the workflow, the post-hoc engagement judge (its own LM: the judge model, temperature 0)
 labels each stored challenge (:mod:`tribunal.eval.hyp.engagement_job`).
@@ -66,14 +67,17 @@ def run_path(out: Path, instance: str, run_id: str) -> Path:
     return out / "runs" / instance / f"{run_id}.json"
 
 
-def rollout_for(nonce: str, instance: str, run_id: str) -> int:
-    """A rollout id of its own for every run of every run directory (48 bits of a sha256)."""
-    return int(hashlib.sha256(f"{nonce}/{instance}/{run_id}".encode()).hexdigest()[:12], 16)
+def rollout_for(nonce: str, instance: str, run_id: str, opening: int) -> int:
+    """A rollout id of its own for every lineage of every run of every run directory (48 bits of a sha256)."""
+    return int(hashlib.sha256(f"{nonce}/{instance}/{run_id}/o{opening}".encode()).hexdigest()[:12], 16)
 
 
 def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_opening: int = DEFAULT_MAX_PER_OPENING,
-                rollout: int | None = None) -> RunRecord:
-    """One workflow run over every opening hypothesis; a failing opening is recorded, not raised."""
+                nonce: str | None = None) -> RunRecord:
+    """One workflow run over every opening hypothesis; a failing opening is recorded, not raised.
+
+    ``nonce=None`` sends no rollout id (identical requests may then be answered from DSPy's cache).
+    """
     import dspy
 
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
@@ -87,7 +91,8 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
             try:
                 out = program(research_question=instance.research_question, observed_finding=instance.observed_finding,
                               opening_hypothesis=text, lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
-                              evidence=instance.evidence_text(), rollout=rollout)
+                              evidence=instance.evidence_text(),
+                              rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
             except Exception as err:  # unparseable or failed LM answer: this opening is unscored
                 record.errors.append(f"opening {opening}: {type(err).__name__}: {str(err)[:300]}")
                 continue
@@ -153,8 +158,7 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
 
     def work(job: tuple[Instance, int, int]) -> RunRecord:
         instance, depth, rerun = job
-        record = execute_run(instance, depth, rerun, lm, settings.max_per_opening,
-                             rollout=rollout_for(nonce, instance.id, run_id_for(depth, rerun)))
+        record = execute_run(instance, depth, rerun, lm, settings.max_per_opening, nonce)
         store(record)
         return record
 

@@ -131,3 +131,23 @@ def test_records_from_before_lineages_still_load_and_match_by_slot(tmp_path):
     record = RunRecord.model_validate_json(json.dumps(legacy))
     assert record.openings == 2 and [d.opening for d in record.delivered] == [0] and not record.ok
     assert record.challenges[0].demands == ["Show it."] and record.challenges[0].labels == ["answered"]
+
+
+def test_the_llm_judge_is_framed_by_each_instance(scripted, tmp_path):
+    from tribunal.eval.equiv.rules.llm import LLMJudgeRule
+    from tribunal.eval.hyp.instance import load_instance
+
+    example = load_instance().model_dump()
+    manifest = {"instances": [{**example, "id": "a", "research_question": "Question A?"},
+                              {**example, "id": "b", "research_question": "Question B?"}]}
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    store(tmp_path, [run(f"d0-r{r}", 0, [["P"]], name) for name in "ab" for r in range(2)])
+    lm, engine = scripted.scripted_lm(lambda s, u: {"verdict": "same"})
+    run_divergence(tmp_path, [LLMJudgeRule(lm, "full", threads=1)], OFF)
+    shown = {scripted.field(u, "instance_context") for _, u in engine.calls}
+    assert shown == {"Question A?", "Question B?"}
+    assert {scripted.field(u, "observed_finding") for _, u in engine.calls} == {example["observed_finding"]}
+    engine.calls.clear()
+    run_divergence(tmp_path, [LLMJudgeRule(lm, "full", threads=1)], OFF, None, DivergenceSettings(frame_judge=False))
+    assert {scripted.field(u, "instance_context") for _, u in engine.calls} == {
+        "Not given; both hypotheses address the same research question."}
