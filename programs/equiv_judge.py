@@ -41,13 +41,12 @@ def majority(votes: list[Vote], needed: int = 2) -> bool | None:
 class EquivalenceJudge(dspy.Module):
     """Majority-of-three LLM judge under one rubric (``full``, ``component`` or ``none``)."""
 
-    def __init__(self, rubric: str = "full", instance_context: str | None = None,
-                 observed_finding: str | None = None):
+    def __init__(self, rubric: str = "full"):
         super().__init__()
         if rubric not in RUBRICS:
             raise ValueError(f"unknown rubric {rubric!r} (have {', '.join(RUBRICS)})")
         self.rubric = rubric
-        self.context = _context(instance_context, observed_finding)
+        self.context: dict[str, str] = {}  # framing shown with every pair (see ``framed``)
         self.judge = dspy.Predict(RUBRICS[rubric])
 
     def framed(self, instance_context: str | None, observed_finding: str | None) -> "EquivalenceJudge":

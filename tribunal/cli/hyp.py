@@ -107,7 +107,7 @@ def divergence(
         "two-sided", "--alternative", help="two-sided: |T| >= |t| (the paper's test); greater: T >= t (tribunal's "
         "earlier one-sided test)."),
     exact_limit: int = typer.Option(
-        2_000_000, "--exact-limit", min=1, help="Largest convolution step of the exact joint test; beyond it the "
+        2_500_000, "--exact-limit", min=1, help="Largest convolution step of the exact joint test; beyond it the "
         "p-value is sampled."),
     samples: int = typer.Option(100_000, "--samples", min=1, help="Joint splits drawn when the test samples."),
     seed: int = typer.Option(0, "--seed", help="Seed of the sampling fallback."),
