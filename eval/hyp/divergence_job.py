@@ -108,7 +108,8 @@ def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
     return clone
 
 
-def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int, list[int]]):
+def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int, list[int]],
+                  alternative: str = "two-sided"):
     """Per depth pair: the instance's extra divergence, its own exact p, and its split null."""
     rows, nulls = [], {}
     for d1, d2 in itertools.combinations(sorted(groups), 2):
@@ -118,9 +119,14 @@ def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int
                "extra": extra_divergence(matrix, a, b), "p_value": math.nan, "splits": 0}
         if len(a) == len(b) and len(a) >= 2:
             nulls[(d1, d2)] = null = split_null(matrix, a, b, extra_divergence)
-            row.update(p_value=instance_averaged_test([null]).p_value, splits=null.splits)
+            row.update(p_value=instance_averaged_test([null], alternative).p_value, splits=null.splits)
         rows.append(row)
     return rows, nulls
+
+
+def _nan_mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
 
 
 def averaged_rows(rule: str, rows: list[dict], nulls: dict[tuple[int, int], list[SplitNull]],
@@ -131,9 +137,9 @@ def averaged_rows(rule: str, rows: list[dict], nulls: dict[tuple[int, int], list
         mine = [r for r in rows if (r["depth_a"], r["depth_b"]) == (d1, d2)]
         test = instance_averaged_test(nulls.get((d1, d2), []), settings.alternative, settings.max_states,
                                       settings.samples, settings.seed)
-        mean = lambda key: float(np.nanmean([r[key] for r in mine])) if any(np.isfinite(r[key]) for r in mine) else math.nan
+        means = {key: _nan_mean([r[key] for r in mine]) for key in ("cross", "same_depth", "extra")}
         out.append({"rule": rule, "depth_a": d1, "depth_b": d2, "instances": len(mine), "tested": test.instances,
-                    "cross": mean("cross"), "same_depth": mean("same_depth"), "extra": mean("extra"),
+                    **means,
                     "p_value": test.p_value, "alternative": test.alternative, "test": test.method,
                     "combinations": test.combinations, "samples": test.samples if test.method == "sampled" else 0})
     return out
@@ -191,7 +197,7 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
                 unscored += sum(j.same is None for j in judgments)
                 same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
                 matrices[(rule.label, name)] = matrix = divergence_matrix(inst_runs, same, matching)
-                rows, inst_nulls = instance_rows(rule.label, name, matrix, depth_groups(inst_runs))
+                rows, inst_nulls = instance_rows(rule.label, name, matrix, depth_groups(inst_runs), settings.alternative)
                 rule_rows += rows
                 for key, null in inst_nulls.items():
                     nulls.setdefault(key, []).append(null)
