@@ -4,6 +4,10 @@ Call 1 judges (A, B), call 2 judges (B, A). If they agree, the majority is alrea
 and the third call is saved; otherwise call 3 judges (A, B) again (a distinct rollout, so
 it is not a cache replay of call 1). A vote whose answer cannot be parsed is *unscored*;
 without two agreeing scored votes the pair is unscored.
+
+The pair may be framed by its instance (research question) and observed finding: per call
+(``forward(..., instance_context=, observed_finding=)``) or for every call of a copy
+(:meth:`EquivalenceJudge.framed`). Without them the signature's neutral defaults apply.
 """
 
 from __future__ import annotations
@@ -18,6 +22,11 @@ from tribunal.signatures.equiv_judge import RUBRICS
 MAX_VOTES = 3
 # (presentation order, swap the inputs?) for each of the three calls
 PLAN = (("ab", False), ("ba", True), ("ab", False))
+
+
+def _context(instance_context: str | None, observed_finding: str | None) -> dict[str, str]:
+    """The framing inputs that were given (the signature's defaults stand in for the others)."""
+    return {k: v for k, v in (("instance_context", instance_context), ("observed_finding", observed_finding)) if v}
 
 
 def majority(votes: list[Vote], needed: int = 2) -> bool | None:
@@ -37,15 +46,24 @@ class EquivalenceJudge(dspy.Module):
         if rubric not in RUBRICS:
             raise ValueError(f"unknown rubric {rubric!r} (have {', '.join(RUBRICS)})")
         self.rubric = rubric
+        self.context: dict[str, str] = {}  # framing shown with every pair (see ``framed``)
         self.judge = dspy.Predict(RUBRICS[rubric])
 
-    def forward(self, hypothesis_a: str, hypothesis_b: str, repeat: int = 0) -> dspy.Prediction:
+    def framed(self, instance_context: str | None, observed_finding: str | None) -> "EquivalenceJudge":
+        """A copy (tuned demos and instructions included) that frames every pair with this context."""
+        copy = self.deepcopy()
+        copy.context = _context(instance_context, observed_finding)
+        return copy
+
+    def forward(self, hypothesis_a: str, hypothesis_b: str, repeat: int = 0, instance_context: str | None = None,
+                observed_finding: str | None = None) -> dspy.Prediction:
+        context = {**self.context, **_context(instance_context, observed_finding)}
         votes: list[Vote] = []
         for call, (order, swap) in enumerate(PLAN):
             first, second = (hypothesis_b, hypothesis_a) if swap else (hypothesis_a, hypothesis_b)
             # A repeated presentation needs its own rollout id, or the cache would replay it.
             rollout = repeat * MAX_VOTES + call if (repeat or call == 2) else None
-            votes.append(self._vote(order, first, second, rollout))
+            votes.append(self._vote(order, first, second, rollout, context))
             if majority(votes) is not None:
                 break
         verdict = majority(votes)
@@ -59,10 +77,10 @@ class EquivalenceJudge(dspy.Module):
         )
         return dspy.Prediction(judgment=judgment)
 
-    def _vote(self, order: str, first: str, second: str, rollout: int | None) -> Vote:
+    def _vote(self, order: str, first: str, second: str, rollout: int | None, context: dict | None = None) -> Vote:
         config: dict[str, Any] = {"rollout_id": rollout} if rollout is not None else {}
         try:
-            prediction = self.judge(hypothesis_a=first, hypothesis_b=second, config=config)
+            prediction = self.judge(**(context or {}), hypothesis_a=first, hypothesis_b=second, config=config)
         except Exception as err:  # an unparseable or failed answer makes this vote unscored, not a verdict
             return Vote(order=order, same=None, error=f"{type(err).__name__}: {str(err)[:300]}")
         detail = {k: v for k, v in prediction.items() if k != "verdict"}

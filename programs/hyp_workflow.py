@@ -1,48 +1,71 @@
 """The proposer / critic / reviser workflow over K critique rounds from one opening hypothesis.
 
-Round k: the critic lists demands on the current hypothesis, the reviser answers them with a
-revised hypothesis, and the engagement judge labels each demand. K = 0 delivers the
-proposer's hypothesis as is. ``rollout`` gives each run its own sample (and cache entries).
+The proposer turns the opening hypothesis into one hypothesis (or a few alternatives): the live
+set of this opening's lineage. Each round, every live hypothesis is challenged by the critic
+and revised by the author, whose revision (one hypothesis, or alternatives) replaces it; the
+live set is capped at ``max_per_opening`` (revisions past the cap are counted, not carried on).
+K = 0 delivers the proposals. Every challenge is recorded with the reply for the post-hoc
+engagement judge; the workflow itself judges nothing. ``max_per_opening=1`` is the single-line
+workflow tribunal ran before lineages (one hypothesis per opening).
+
+``rollout`` gives each run its own samples and its own cache entries.
 """
 
 from __future__ import annotations
 
 import dspy
 
-from tribunal.eval.hyp.records import DemandRecord, chain_hypothesis
-from tribunal.programs.hyp_engagement import EngagementJudge
-from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypothesis, ReviseHypothesis
+from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
+from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
+
+DEFAULT_MAX_PER_OPENING = 3
 
 
 class HypothesisWorkflow(dspy.Module):
-    def __init__(self, rounds: int):
+    def __init__(self, rounds: int, max_per_opening: int = DEFAULT_MAX_PER_OPENING):
         super().__init__()
         if rounds < 0:
             raise ValueError("rounds must be >= 0")
-        self.rounds = rounds
-        self.proposer = dspy.Predict(ProposeHypothesis)
+        if max_per_opening < 1:
+            raise ValueError("max_per_opening must be >= 1")
+        self.rounds, self.max_per_opening = rounds, max_per_opening
+        self.proposer = dspy.Predict(ProposeHypotheses)
         self.critic = dspy.Predict(CritiqueHypothesis)
         self.reviser = dspy.Predict(ReviseHypothesis)
-        self.engagement = EngagementJudge()
 
-    def forward(self, research_question: str, observed_finding: str, opening_hypothesis: str,
-                hypothesis_id: str, slot: int = 0, rollout: int | None = None) -> dspy.Prediction:
+    def forward(self, research_question: str, observed_finding: str, opening_hypothesis: str, lineage_id: str,
+                opening: int = 0, evidence: str = "", rollout: int | None = None) -> dspy.Prediction:
+        """``delivered``: the lineage's final hypotheses; ``challenges``: every critique with its reply."""
         config = {"rollout_id": rollout} if rollout is not None else {}
-        context = dict(research_question=research_question, observed_finding=observed_finding)
-        proposed = self.proposer(**context, opening_hypothesis=opening_hypothesis, config=config)
-        current = chain_hypothesis(f"{hypothesis_id}/k0", proposed.statement, proposed.explanation, proposed.causal_chain)
-        demands: list[DemandRecord] = []
+        context = dict(research_question=research_question, observed_finding=observed_finding, evidence=evidence)
+        cap = self.max_per_opening
+        proposed = self.proposer(**context, opening_hypothesis=opening_hypothesis, max_hypotheses=cap, config=config)
+        live = self._hypotheses(proposed.hypotheses, f"{lineage_id}/k0", opening, parent=None)
+        truncated = max(0, len(live) - cap)
+        live = live[:cap]
+        challenges: list[Challenge] = []
         for round_ in range(1, self.rounds + 1):
-            critique = self.critic(**context, hypothesis=current.render(), config=config)
-            revised = self.reviser(**context, hypothesis=current.render(), demands=critique.demands, config=config)
-            after = chain_hypothesis(f"{hypothesis_id}/k{round_}", revised.statement, revised.explanation,
-                                     revised.causal_chain)
-            responses = list(revised.responses) + [None] * (len(critique.demands) - len(revised.responses))
-            for demand, response in zip(critique.demands, responses):
-                verdict = self.engagement(demand=demand, hypothesis_before=current.render(),
-                                          hypothesis_after=after.render(), author_response=response or "(no response)",
-                                          config=config)
-                demands.append(DemandRecord(slot=slot, round=round_, demand=demand, response=response,
-                                            label=verdict.label, error=verdict.error))
-            current = after
-        return dspy.Prediction(hypothesis=current, demands=demands)
+            children: list[Delivered] = []
+            for node in live:
+                before = node.hypothesis.render()
+                critique = self.critic(**context, hypothesis=before, config=config)
+                revised = self.reviser(**context, hypothesis=before, demands=critique.demands, max_hypotheses=cap,
+                                       config=config)
+                kids = self._hypotheses(revised.hypotheses, f"{lineage_id}/k{round_}", opening,
+                                        parent=node.hypothesis.id, first=len(children))
+                responses = (list(revised.responses) + [None] * len(critique.demands))[:len(critique.demands)]
+                challenges.append(Challenge(opening=opening, round=round_, hypothesis_id=node.hypothesis.id,
+                                            before=before, demands=list(critique.demands), responses=responses,
+                                            after="\n\n".join(k.hypothesis.render() for k in kids)))
+                children += kids
+            truncated += max(0, len(children) - cap)
+            live = children[:cap]
+        return dspy.Prediction(delivered=live, challenges=challenges, truncated=truncated)
+
+    @staticmethod
+    def _hypotheses(items, prefix: str, opening: int, parent: str | None, first: int = 0) -> list[Delivered]:
+        if not items:
+            raise ValueError(f"{prefix}: the answer holds no hypothesis")
+        return [Delivered(opening=opening, parent=parent,
+                          hypothesis=chain_hypothesis(f"{prefix}.{first + i}", h.statement, h.explanation, h.causal_chain))
+                for i, h in enumerate(items)]

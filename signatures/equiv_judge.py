@@ -1,6 +1,11 @@
 """Equivalence-judge signatures, one per rubric: ``full``, ``component`` and ``none``.
 
-Outputs are typed (``Literal`` / ``bool``) and parsed by the DSPy adapter, never by regex.
+Every rubric frames the pair the same way: two hypotheses proposed for one instance (its
+research question) to explain one observed finding. The context inputs are optional
+(``instance_context``, ``observed_finding``; DSPy reserves the name ``instance``): without them
+the judge is told only that both hypotheses address the same question and finding. The rubrics
+differ only in what they tell the judge to compare. Outputs are typed (``Literal`` / ``bool``)
+and parsed by the DSPy adapter, never by regex.
 """
 
 from __future__ import annotations
@@ -11,30 +16,51 @@ import dspy
 
 Verdict = Literal["same", "different"]
 
+NO_INSTANCE = "Not given; both hypotheses address the same research question."
+NO_FINDING = "Not given; both hypotheses explain the same observed finding."
+
+
+def _instance_field():
+    return dspy.InputField(default=NO_INSTANCE,
+                           desc="The instance both hypotheses were proposed for (its research question).")
+
+
+def _finding_field():
+    return dspy.InputField(default=NO_FINDING, desc="The observed finding both hypotheses explain.")
+
 
 class FullRubricEquivalence(dspy.Signature):
-    """Decide whether two scientific hypotheses describe the same mechanism.
+    """Two scientific hypotheses were proposed for the same instance to explain the same observed
+    finding. Decide whether they describe the same mechanism.
 
-    They are the SAME when they share the same initiating event and the same essential
-    causal route to the finding. Differences in wording, naming (synonyms, abbreviations,
-    aliases), extra downstream biomarkers, or level of detail do NOT make them different.
-    They are DIFFERENT when the initiating event differs, when a load-bearing step of the
-    route differs, or when the direction of an effect is opposite."""
+    They are the SAME when they share the same initiating event and the same essential causal
+    route to the finding. Differences in wording, naming (synonyms, abbreviations, aliases),
+    extra downstream biomarkers, or level of detail do NOT make them different.
+    They are DIFFERENT when the initiating event differs, when a load-bearing step of the route
+    differs, or when they posit the opposite direction or causal orientation (one says X raises Y
+    where the other says X lowers Y, or one has X cause Y where the other has Y cause X).
+    Caution: the initiating event can differ even when downstream language overlaps. Compare
+    the first link of each causal chain on its own before weighing the shared steps after it."""
 
+    instance_context: str = _instance_field()
+    observed_finding: str = _finding_field()
     hypothesis_a: str = dspy.InputField(desc="First hypothesis: statement, causal chain, explanation.")
     hypothesis_b: str = dspy.InputField(desc="Second hypothesis: statement, causal chain, explanation.")
     verdict: Verdict = dspy.OutputField(desc="'same' or 'different' mechanism.")
 
 
 class ComponentRubricEquivalence(dspy.Signature):
-    """Compare two scientific hypotheses component by component, then decide whether they
-    describe the same mechanism.
+    """Two scientific hypotheses were proposed for the same instance to explain the same observed
+    finding. Compare them component by component, then decide whether they describe the same
+    mechanism.
 
     First judge whether they share the initiating event, then whether they share the
     causal route (the intermediate steps that carry the effect), then whether they reach
     the same terminal outcome. Treat synonyms, abbreviations and rewording as the same
     thing. Finally give an overall verdict on the mechanism."""
 
+    instance_context: str = _instance_field()
+    observed_finding: str = _finding_field()
     hypothesis_a: str = dspy.InputField(desc="First hypothesis: statement, causal chain, explanation.")
     hypothesis_b: str = dspy.InputField(desc="Second hypothesis: statement, causal chain, explanation.")
     same_initiating_event: bool = dspy.OutputField(desc="Do both start from the same initiating event?")
@@ -44,8 +70,11 @@ class ComponentRubricEquivalence(dspy.Signature):
 
 
 class NoRubricEquivalence(dspy.Signature):
-    """Do these two scientific hypotheses describe the same mechanism?"""
+    """Two scientific hypotheses were proposed for the same instance to explain the same observed
+    finding. Do they describe the same mechanism?"""
 
+    instance_context: str = _instance_field()
+    observed_finding: str = _finding_field()
     hypothesis_a: str = dspy.InputField()
     hypothesis_b: str = dspy.InputField()
     verdict: Verdict = dspy.OutputField(desc="'same' or 'different'.")

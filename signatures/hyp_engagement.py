@@ -1,25 +1,50 @@
-"""Signature of the critique-engagement judge."""
+"""Signature of the post-hoc critique-engagement judge (arXiv 2610.04133's labels and definitions).
+
+The judge reads one challenge (the critic's demands on a hypothesis) and the author's reply,
+and labels every demand at once: a typed list, one label per demand, in order.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
+from typing import Any, Literal
 
 import dspy
 
-EngagementLabel = Literal["answered", "conceded", "partial", "dropped"]
+LabelName = Literal["answered", "conceded", "partial", "dropped"]
 ENGAGEMENT_LABELS: tuple[str, ...] = ("answered", "conceded", "partial", "dropped")
 
 
+class EngagementLabel(StrEnum):
+    """The four labels. ``"Answered"`` or ``" answered "`` is ``answered``: models capitalise enum values."""
+
+    answered = "answered"
+    conceded = "conceded"
+    partial = "partial"
+    dropped = "dropped"
+
+    @classmethod
+    def _missing_(cls, value: Any) -> "EngagementLabel | None":
+        if isinstance(value, str):
+            return cls.__members__.get(value.strip().lower())
+        return None
+
+
 class JudgeEngagement(dspy.Signature):
-    """Judge how the revised hypothesis engages with one reviewer demand.
+    """A critic challenged a scientific hypothesis with several demands, and the author replied
+    (a response to each demand and a revised hypothesis). Label how the reply engages with
+    each demand, in the order of the demands:
 
-    answered: the revision addresses the demand with new reasoning or evidence and keeps
-    its position; conceded: the revision accepts the criticism and changes the hypothesis
-    accordingly; partial: the demand is addressed only in part; dropped: the demand is
-    ignored or evaded."""
+    answered: the reply engages with the demand: it gives a reason, evidence, or a stated
+      ground for refusing it, and keeps its claim;
+    conceded: the reply withdraws, corrects or downgrades its claim in response to the demand;
+    partial: the reply takes up only part of the demand;
+    dropped: the reply does not take up the demand.
 
-    demand: str = dspy.InputField()
-    hypothesis_before: str = dspy.InputField()
-    hypothesis_after: str = dspy.InputField()
-    author_response: str = dspy.InputField()
-    label: EngagementLabel = dspy.OutputField()
+    Judge what the reply does, not whether it is right. Give exactly one label per demand."""
+
+    demands: list[str] = dspy.InputField(desc="The critic's demands, in order.")
+    hypothesis_before: str = dspy.InputField(desc="The hypothesis the critic challenged.")
+    responses: list[str] = dspy.InputField(desc="The author's response to each demand, same order.")
+    hypothesis_after: str = dspy.InputField(desc="The author's revised hypothesis (or alternatives).")
+    demand_labels: list[EngagementLabel] = dspy.OutputField(desc="One label per demand, same order.")

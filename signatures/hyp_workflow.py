@@ -1,43 +1,63 @@
-"""Signatures of the proposer / critic / reviser hypothesis workflow."""
+"""Signatures of the proposer / critic / reviser hypothesis workflow.
+
+Proposer and reviser return a typed list of hypotheses: normally one, and distinct
+alternatives (up to ``max_hypotheses``) only when the evidence cannot decide between
+mechanisms. Each alternative starts its own branch of the opening hypothesis' lineage.
+"""
 
 from __future__ import annotations
 
 import dspy
+from pydantic import BaseModel, Field
 
 
-class ProposeHypothesis(dspy.Signature):
+class MechanisticHypothesis(BaseModel):
+    statement: str = Field(description="The hypothesis in one sentence.")
+    explanation: str = Field(description="The mechanism, step by step.")
+    causal_chain: list[str] = Field(description="Initiating event, intermediate steps, observed finding (>= 3 items).")
+
+
+class ProposeHypotheses(dspy.Signature):
     """You are a scientist. Starting from the opening hypothesis, propose a precise mechanistic
     hypothesis that explains the observed finding: a causal chain from an initiating event
-    through intermediate steps to the finding, a one-sentence statement and an explanation."""
+    through intermediate steps to the finding, a one-sentence statement and an explanation.
+    Use the evidence passages where they bear on it. Propose one hypothesis; propose distinct
+    alternatives (at most max_hypotheses) only when the opening hypothesis admits mechanisms
+    that the evidence cannot decide between."""
 
     research_question: str = dspy.InputField()
     observed_finding: str = dspy.InputField()
+    evidence: str = dspy.InputField(desc="Numbered passages supplied with the instance; cite them as [n].")
     opening_hypothesis: str = dspy.InputField()
-    statement: str = dspy.OutputField()
-    explanation: str = dspy.OutputField(desc="The mechanism, step by step.")
-    causal_chain: list[str] = dspy.OutputField(desc="Initiating event, intermediate steps, finding (>= 3 items).")
+    max_hypotheses: int = dspy.InputField()
+    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="1 to max_hypotheses hypotheses.")
 
 
 class CritiqueHypothesis(dspy.Signature):
     """You are a critical reviewer. List concrete demands the author must address for this
     hypothesis to be convincing: missing evidence, a weak causal link, an alternative
-    explanation to rule out. Each demand is one self-contained sentence."""
+    explanation to rule out, a conflict with the evidence passages. Each demand is one
+    self-contained sentence."""
 
     research_question: str = dspy.InputField()
     observed_finding: str = dspy.InputField()
+    evidence: str = dspy.InputField(desc="Numbered passages supplied with the instance.")
     hypothesis: str = dspy.InputField()
     demands: list[str] = dspy.OutputField(desc="1 to 4 demands.")
 
 
 class ReviseHypothesis(dspy.Signature):
     """You are the scientist who proposed the hypothesis. Revise it in light of the reviewer's
-    demands. For each demand, in order, say how you addressed it (or why you did not)."""
+    demands, using the evidence passages where they bear on them. For each demand, in order,
+    say how you addressed it (or why you did not). Deliver the revised hypothesis; split it into
+    distinct alternatives (at most max_hypotheses) only when a demand shows mechanisms that the
+    evidence cannot decide between."""
 
     research_question: str = dspy.InputField()
     observed_finding: str = dspy.InputField()
+    evidence: str = dspy.InputField(desc="Numbered passages supplied with the instance; cite them as [n].")
     hypothesis: str = dspy.InputField()
     demands: list[str] = dspy.InputField()
-    statement: str = dspy.OutputField()
-    explanation: str = dspy.OutputField()
-    causal_chain: list[str] = dspy.OutputField(desc="Initiating event, intermediate steps, finding (>= 3 items).")
+    max_hypotheses: int = dspy.InputField()
     responses: list[str] = dspy.OutputField(desc="One response per demand, same order.")
+    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="The revised hypothesis (1 to max_hypotheses).")

@@ -5,15 +5,19 @@
 - extra divergence of depths (d1, d2) = mean divergence over cross-depth run pairs minus
   mean divergence over same-depth run pairs (pooled over both depths' within-group pairs).
 
-Matching: the workflow refines each fixed opening hypothesis separately, so hypothesis
-``slot`` s of one run is matched with slot s of the other (lineage matching).
+Matching (which hypotheses of two runs of one instance are compared), a registry:
+- ``lineage`` (default, the paper's): every pair of delivered hypotheses that descend from the
+  same opening hypothesis. A run may deliver several hypotheses per opening (alternatives), so
+  two runs yield sum over openings of n_a(o) * n_b(o) pairs (the paper: 4,863 pairs over 420
+  run pairs, about 11.6 per pair with 5 openings);
+- ``slot`` (tribunal before issue 15): one pair per opening, its first delivered hypothesis in each run.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -21,23 +25,45 @@ from tribunal.eval.equiv.hypothesis import Hypothesis
 from tribunal.eval.hyp.records import RunRecord
 
 PairKey = tuple[str, str]
+Matching = Callable[[RunRecord, RunRecord], list[tuple[Hypothesis, Hypothesis]]]
 
 
-def matched_pairs(a: RunRecord, b: RunRecord) -> list[tuple[Hypothesis, Hypothesis]]:
-    """Slot-matched hypothesis pairs of two runs (slots missing in either run are skipped)."""
-    return [(x, y) for x, y in zip(a.hypotheses, b.hypotheses) if x is not None and y is not None]
+def lineage_pairs(a: RunRecord, b: RunRecord) -> list[tuple[Hypothesis, Hypothesis]]:
+    """Every (x from ``a``, y from ``b``) descending from the same opening hypothesis."""
+    return [(x, y) for opening in range(min(a.openings, b.openings))
+            for x in a.lineage(opening) for y in b.lineage(opening)]
+
+
+def slot_pairs(a: RunRecord, b: RunRecord) -> list[tuple[Hypothesis, Hypothesis]]:
+    """One pair per opening: the first hypothesis each run delivered for it (openings missing in either are skipped)."""
+    pairs = []
+    for opening in range(min(a.openings, b.openings)):
+        x, y = a.lineage(opening), b.lineage(opening)
+        if x and y:
+            pairs.append((x[0], y[0]))
+    return pairs
+
+
+MATCHINGS: dict[str, Matching] = {"lineage": lineage_pairs, "slot": slot_pairs}
+
+
+def matching_rule(name: str) -> Matching:
+    if name not in MATCHINGS:
+        raise ValueError(f"unknown matching {name!r} (have {', '.join(MATCHINGS)})")
+    return MATCHINGS[name]
 
 
 def pair_key(a: Hypothesis, b: Hypothesis) -> PairKey:
     return (a.id, b.id) if a.id <= b.id else (b.id, a.id)
 
 
-def divergence_matrix(runs: Sequence[RunRecord], same: Mapping[PairKey, bool | None]) -> np.ndarray:
+def divergence_matrix(runs: Sequence[RunRecord], same: Mapping[PairKey, bool | None],
+                      matching: Matching = lineage_pairs) -> np.ndarray:
     """Symmetric run x run matrix of divergences (diagonal 0)."""
     n = len(runs)
     matrix = np.zeros((n, n))
     for i, j in itertools.combinations(range(n), 2):
-        verdicts = [same.get(pair_key(x, y)) for x, y in matched_pairs(runs[i], runs[j])]
+        verdicts = [same.get(pair_key(x, y)) for x, y in matching(runs[i], runs[j])]
         scored = [v for v in verdicts if v is not None]
         matrix[i, j] = matrix[j, i] = (sum(not v for v in scored) / len(scored)) if scored else math.nan
     return matrix

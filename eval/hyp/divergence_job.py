@@ -1,56 +1,80 @@
 """``tribunal hyp divergence``: judge matched hypotheses across stored runs under each rule.
 
-Per rule: the run x run divergence matrix, extra divergence per depth pair with its exact
-permutation p-value, and the mean cluster count of the delivered sets per depth. Every
-needed pair (cross-run slot matches and within-run pairs) is judged in one batch per rule.
+Runs are compared only within their instance. Per rule and instance: the run x run divergence
+matrix (hypotheses matched by lineage, or by slot), extra divergence per depth pair, and the
+cluster count of each run's delivered set. Per depth pair the instance-averaged extra
+divergence is tested with the joint permutation test (two-sided by default; exact, sampled past
+a size: :mod:`tribunal.eval.hyp.joint_permutation`); each instance also gets its own exact p.
+The LLM judge is framed by each instance's research question and observed finding.
 MLflow: a parent run ``hyp-divergence`` and one nested run per rule.
 """
 
 from __future__ import annotations
 
+import copy
 import itertools
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.equiv.rules.base import EquivalenceRule
 from tribunal.eval.hyp.clustering import count_clusters
 from tribunal.eval.hyp.divergence import (
-    cross_mean, divergence_matrix, extra_divergence, matched_pairs, pair_key, within_mean,
+    Matching, cross_mean, divergence_matrix, extra_divergence, matching_rule, pair_key, within_mean,
 )
-from tribunal.eval.hyp.permutation import exact_split_test
+from tribunal.eval.hyp.engagement_job import engagement_shares
+from tribunal.eval.hyp.instance import Instance
+from tribunal.eval.hyp.joint_permutation import DEFAULT_MAX_STATES, DEFAULT_SAMPLES, instance_averaged_test
+from tribunal.eval.hyp.permutation import SplitNull, split_null
 from tribunal.eval.hyp.records import RunRecord
-from tribunal.eval.hyp.run_job import engagement_shares, load_runs
+from tribunal.eval.hyp.run_job import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature, text_hash
 
 CLUSTER_RULE = "connected components of the graph joining delivered hypotheses judged 'same'"
 
 
+class DivergenceSettings(BaseModel):
+    """How runs are matched and how extra divergence is tested."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    matching: Literal["lineage", "slot"] = "lineage"
+    alternative: Literal["two-sided", "greater"] = "two-sided"
+    max_states: int = Field(DEFAULT_MAX_STATES, ge=1, description="Largest exact convolution step before sampling.")
+    samples: int = Field(DEFAULT_SAMPLES, ge=1, description="Joint splits drawn by the sampling fallback.")
+    seed: int = 0
+    frame_judge: bool = Field(True, description="Give the LLM judge each instance's question and finding.")
+
+
 @dataclass
 class DivergenceResult:
     runs: list[RunRecord]
-    divergence: pd.DataFrame
+    divergence: pd.DataFrame  # instance-averaged, per rule and depth pair
+    by_instance: pd.DataFrame
+    matching: pd.DataFrame  # run pairs and matched pairs per instance
     clusters: pd.DataFrame
     engagement: pd.DataFrame
-    matrices: dict[str, np.ndarray]
+    matrices: dict[tuple[str, str], np.ndarray]  # (rule, instance) -> matrix
     signature: str
     run_id: str | None
 
 
-def needed_pairs(runs: Sequence[RunRecord]) -> list:
-    """Distinct pairs to judge: slot-matched across runs, and all pairs within each run."""
+def needed_pairs(runs: Sequence[RunRecord], matching: Matching) -> list:
+    """Distinct pairs to judge: matched across runs, and all pairs within each run (for clusters)."""
     pairs = {}
     for a, b in itertools.combinations(runs, 2):
-        for x, y in matched_pairs(a, b):
+        for x, y in matching(a, b):
             pairs.setdefault(pair_key(x, y), (x, y))
     for run in runs:
-        present = [h for h in run.hypotheses if h is not None]
-        for x, y in itertools.combinations(present, 2):
+        for x, y in itertools.combinations(run.hypotheses, 2):
             pairs.setdefault(pair_key(x, y), (x, y))
     return list(pairs.values())
 
@@ -62,69 +86,149 @@ def depth_groups(runs: Sequence[RunRecord]) -> dict[int, list[int]]:
     return groups
 
 
-def divergence_rows(label: str, matrix: np.ndarray, groups: dict[int, list[int]]) -> list[dict]:
-    """Extra divergence and exact p-value for every pair of depths."""
-    rows = []
+def stored_instances(run_dir: Path) -> dict[str, Instance]:
+    """The instances in the run directory's manifest (older manifests hold one, as ``instance``)."""
+    path = run_dir / MANIFEST
+    if not path.is_file():
+        return {}
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    items = manifest.get("instances") or ([manifest["instance"]] if manifest.get("instance") else [])
+    return {item["id"]: Instance.model_validate(item) for item in items}
+
+
+def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
+    """The rule with its LLM judge framed by the instance's question and finding; other rules unchanged."""
+    from tribunal.programs.equiv_judge import EquivalenceJudge
+
+    program = getattr(rule, "program", None)
+    if instance is None or not isinstance(program, EquivalenceJudge):
+        return rule
+    clone = copy.copy(rule)
+    clone.program = program.framed(instance.research_question, instance.observed_finding)
+    return clone
+
+
+def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int, list[int]],
+                  alternative: str = "two-sided"):
+    """Per depth pair: the instance's extra divergence, its own exact p, and its split null."""
+    rows, nulls = [], {}
     for d1, d2 in itertools.combinations(sorted(groups), 2):
         a, b = groups[d1], groups[d2]
-        row = {"rule": label, "depth_a": d1, "depth_b": d2, "runs": len(a) + len(b),
+        row = {"rule": rule, "instance": instance, "depth_a": d1, "depth_b": d2, "runs": len(a) + len(b),
                "cross": cross_mean(matrix, a, b), "same_depth": within_mean(matrix, a, b),
                "extra": extra_divergence(matrix, a, b), "p_value": math.nan, "splits": 0}
         if len(a) == len(b) and len(a) >= 2:
-            test = exact_split_test(matrix, a, b, extra_divergence)
-            row.update(p_value=test.p_value, splits=test.splits)
+            nulls[(d1, d2)] = null = split_null(matrix, a, b, extra_divergence)
+            row.update(p_value=instance_averaged_test([null], alternative).p_value, splits=null.splits)
         rows.append(row)
-    return rows
+    return rows, nulls
 
 
-def cluster_rows(label: str, runs: Sequence[RunRecord], same: dict) -> list[dict]:
+def _nan_mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
+
+
+def averaged_rows(rule: str, rows: list[dict], nulls: dict[tuple[int, int], list[SplitNull]],
+                  settings: DivergenceSettings) -> list[dict]:
+    """Per depth pair: the instance-averaged extra divergence and its joint permutation p."""
+    out = []
+    for (d1, d2) in sorted({(r["depth_a"], r["depth_b"]) for r in rows}):
+        mine = [r for r in rows if (r["depth_a"], r["depth_b"]) == (d1, d2)]
+        test = instance_averaged_test(nulls.get((d1, d2), []), settings.alternative, settings.max_states,
+                                      settings.samples, settings.seed)
+        means = {key: _nan_mean([r[key] for r in mine]) for key in ("cross", "same_depth", "extra")}
+        out.append({"rule": rule, "depth_a": d1, "depth_b": d2, "instances": len(mine), "tested": test.instances,
+                    **means,
+                    "p_value": test.p_value, "alternative": test.alternative, "test": test.method,
+                    "combinations": test.combinations, "samples": test.samples if test.method == "sampled" else 0})
+    return out
+
+
+def cluster_rows(rule: str, runs: Sequence[RunRecord], same: dict) -> list[dict]:
     rows = []
     for run in runs:
-        present = [h for h in run.hypotheses if h is not None]
+        present = run.hypotheses
         edges = [(i, j) for i, j in itertools.combinations(range(len(present)), 2)
                  if same.get(pair_key(present[i], present[j])) is True]
-        rows.append({"rule": label, "run": run.run_id, "depth": run.depth, "delivered": len(present),
-                     "clusters": count_clusters(len(present), edges)})
+        rows.append({"rule": rule, "instance": run.instance, "run": run.run_id, "depth": run.depth,
+                     "delivered": len(present), "clusters": count_clusters(len(present), edges)})
     return rows
+
+
+def by_instance(runs: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
+    grouped: dict[str, list[RunRecord]] = {}
+    for run in runs:
+        grouped.setdefault(run.instance, []).append(run)
+    return grouped
+
+
+def matching_counts(grouped: dict[str, list[RunRecord]], matching: Matching) -> list[dict]:
+    return [{"instance": name, "runs": len(runs), "run_pairs": math.comb(len(runs), 2),
+             "matched_pairs": sum(len(matching(a, b)) for a, b in itertools.combinations(runs, 2))}
+            for name, runs in grouped.items()]
 
 
 def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: TrackingSettings,
-                   out: Path | None = None) -> DivergenceResult:
+                   out: Path | None = None, settings: DivergenceSettings | None = None) -> DivergenceResult:
+    settings = settings or DivergenceSettings()
+    matching = matching_rule(settings.matching)
     runs = load_runs(run_dir)
     if len(runs) < 2:
         raise ValueError(f"{run_dir}: need at least two stored runs (found {len(runs)})")
-    pairs = needed_pairs(runs)
-    groups = depth_groups(runs)
-    sig = signature({"task": "hyp-divergence", "rules": [r.label for r in rules],
+    grouped = by_instance(runs)
+    contexts = stored_instances(run_dir)
+    only = next(iter(contexts.values())) if len(contexts) == 1 else None  # older run folders: one instance
+    counts = pd.DataFrame(matching_counts(grouped, matching))
+    sig = signature({"task": "hyp-divergence", "rules": [r.label for r in rules], "matching": settings.matching,
+                     "test": settings.alternative,
                      "runs": f"{run_dir.name}@{text_hash(''.join(r.model_dump_json() for r in runs))}"})
-    div_rows, clu_rows, matrices = [], [], {}
-    params = {"run_dir": str(run_dir), "runs": len(runs), "pairs": len(pairs), "cluster_rule": CLUSTER_RULE,
-              "rules": ",".join(r.label for r in rules)}
+    params = {"run_dir": str(run_dir), "runs": len(runs), "instances": len(grouped), "cluster_rule": CLUSTER_RULE,
+              "rules": ",".join(r.label for r in rules), **settings.model_dump(),
+              "run_pairs": int(counts["run_pairs"].sum()), "matched_pairs": int(counts["matched_pairs"].sum())}
+    div_rows, inst_rows, clu_rows, matrices = [], [], [], {}
     with tracked_run(tracking, "hyp-divergence", params, {"tribunal.command": "hyp divergence"}, sig) as parent:
         for rule in rules:
-            judgments = rule.judge_pairs(pairs)
-            same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
-            matrices[rule.label] = matrix = divergence_matrix(runs, same)
-            rows, clusters = divergence_rows(rule.label, matrix, groups), cluster_rows(rule.label, runs, same)
-            div_rows += rows
-            clu_rows += clusters
+            rule_rows, nulls, unscored = [], {}, 0
+            for name, inst_runs in grouped.items():
+                context = contexts.get(name, only) if settings.frame_judge else None
+                pairs = needed_pairs(inst_runs, matching)
+                judgments = framed(rule, context).judge_pairs(pairs)
+                unscored += sum(j.same is None for j in judgments)
+                same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
+                matrices[(rule.label, name)] = matrix = divergence_matrix(inst_runs, same, matching)
+                rows, inst_nulls = instance_rows(rule.label, name, matrix, depth_groups(inst_runs), settings.alternative)
+                rule_rows += rows
+                for key, null in inst_nulls.items():
+                    nulls.setdefault(key, []).append(null)
+                clu_rows += cluster_rows(rule.label, inst_runs, same)
+            averaged = averaged_rows(rule.label, rule_rows, nulls, settings)
+            inst_rows += rule_rows
+            div_rows += averaged
             with parent.child(rule.label, {"rule": rule.label, **rule.params()}) as run:
-                for row in rows:
+                for row in averaged:
                     key = f"d{row['depth_a']}_vs_d{row['depth_b']}"
                     run.log_metrics({f"extra/{key}": row["extra"], f"p_value/{key}": row["p_value"]})
-                frame = pd.DataFrame(clusters)
+                frame = pd.DataFrame([r for r in clu_rows if r["rule"] == rule.label])
                 for depth, mean in frame.groupby("depth")["clusters"].mean().items():
                     run.log_metrics({f"clusters/d{depth}": mean})
-                run.log_table(pd.DataFrame(matrix, index=[r.run_id for r in runs], columns=[r.run_id for r in runs])
-                              .reset_index(names="run"), "divergence_matrix.json")
-                run.log_metrics({"unscored_pairs": sum(j.same is None for j in judgments), **rule.stats()})
-        engagement = pd.DataFrame([{"depth": d, **s} for d, s in engagement_shares(runs).items()])
-        divergence = pd.DataFrame(div_rows)
-        clusters = (pd.DataFrame(clu_rows).groupby(["rule", "depth"])["clusters"]
-                    .agg(["mean", "min", "max", "count"]).reset_index())
-        for name, frame in (("divergence", divergence), ("clusters", clusters), ("engagement", engagement)):
+                for (label, name), matrix in matrices.items():
+                    if label == rule.label:
+                        ids = [r.run_id for r in grouped[name]]
+                        run.log_table(pd.DataFrame(matrix, index=ids, columns=ids).reset_index(names="run"),
+                                      f"divergence_matrix_{name}.json")
+                run.log_metrics({"unscored_pairs": unscored, **rule.stats()})
+        tables = {
+            "divergence": pd.DataFrame(div_rows),
+            "divergence_by_instance": pd.DataFrame(inst_rows),
+            "matching": counts,
+            "clusters": (pd.DataFrame(clu_rows).groupby(["rule", "depth"])["clusters"]
+                         .agg(["mean", "min", "max", "count"]).reset_index()),
+            "engagement": pd.DataFrame([{"depth": d, **s} for d, s in engagement_shares(runs).items()]),
+        }
+        for name, frame in tables.items():
             parent.log_table(frame, f"{name}.json")
             if out:
-                out.mkdir(parents=True, exist_ok=True)
-                frame.to_csv(out / f"{name}.tsv", sep="\t", index=False)
-    return DivergenceResult(runs, divergence, clusters, engagement, matrices, sig, parent.run_id)
+                write_text_atomically(out / f"{name}.tsv", frame.to_csv(sep="\t", index=False))
+    return DivergenceResult(runs, tables["divergence"], tables["divergence_by_instance"], tables["matching"],
+                            tables["clusters"], tables["engagement"], matrices, sig, parent.run_id)

@@ -1,16 +1,17 @@
-"""Exact permutation test of extra divergence between two groups of runs.
+"""Per-instance split distribution of a two-group statistic (the building block of the joint test).
 
-With 2n runs (n per depth), the test enumerates every way to split the runs into two
-unlabelled groups of n — C(2n, n) / 2 splits, 126 for 10 runs — and computes the statistic
-for each. The p-value is the share of splits whose statistic is at least the observed one
-(the observed split included, so p >= 1/126). This is the exact randomisation test of
-Fisher (1935) / Pitman (1937); no sampling, no seed.
+With 2n runs of one instance (n per depth), the exact randomisation distribution of a
+statistic is its value on every split of the runs into two unlabelled groups of n:
+C(2n, n) / 2 splits, 126 for 10 runs (Fisher 1935; Pitman 1937). Unlabelled splits suffice
+because extra divergence is symmetric in its two groups. The observed grouping is split 0.
+
+:func:`exact_split_test` is the test for one instance; several instances are combined by
+:func:`tribunal.eval.hyp.joint_permutation.instance_averaged_test`.
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -20,15 +21,22 @@ Statistic = Callable[[np.ndarray, Sequence[int], Sequence[int]], float]
 
 
 @dataclass(frozen=True)
-class PermutationResult:
+class SplitNull:
+    """A statistic on the observed grouping and on every split of the same runs (``values[0]`` = observed)."""
+
     observed: float
-    p_value: float
-    splits: int
-    null: tuple[float, ...]
+    values: np.ndarray
+
+    @property
+    def splits(self) -> int:
+        return int(self.values.size)
 
 
 def balanced_splits(n_items: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Every split of ``range(n_items)`` into two unlabelled halves (item 0 fixed in the first)."""
+    """Every split of ``range(n_items)`` into two unlabelled halves (item 0 fixed in the first).
+
+    The first split is ``(0..n-1 | n..2n-1)``: with runs listed group A then group B, the observed one.
+    """
     if n_items % 2 or n_items < 2:
         raise ValueError(f"need an even number >= 2 of runs to split into halves, got {n_items}")
     half = n_items // 2
@@ -39,20 +47,23 @@ def balanced_splits(n_items: int) -> list[tuple[tuple[int, ...], tuple[int, ...]
     return splits
 
 
-def exact_split_test(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int],
-                     statistic: Statistic, tolerance: float = 1e-12) -> PermutationResult:
-    """One-sided exact test that ``statistic`` of the observed grouping is unusually large.
+def split_null(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int],
+               statistic: Statistic) -> SplitNull:
+    """``statistic`` on every balanced split of the runs in ``group_a`` + ``group_b``.
 
-    ``matrix`` is a symmetric run x run matrix; ``group_a`` / ``group_b`` index its rows.
+    ``matrix`` is a symmetric run x run matrix; the groups index its rows and must be equal in size.
     """
-    runs = list(group_a) + list(group_b)
     if len(group_a) != len(group_b):
         raise ValueError("the exact split test needs groups of equal size")
+    runs = list(group_a) + list(group_b)
     sub = matrix[np.ix_(runs, runs)]
-    n = len(group_a)
-    observed = statistic(sub, range(n), range(n, 2 * n))
-    null = [statistic(sub, a, b) for a, b in balanced_splits(2 * n)]
-    if math.isnan(observed):
-        return PermutationResult(observed, math.nan, len(null), tuple(null))
-    extreme = sum(1 for value in null if not math.isnan(value) and value >= observed - tolerance)
-    return PermutationResult(observed, extreme / len(null), len(null), tuple(null))
+    values = np.array([statistic(sub, a, b) for a, b in balanced_splits(len(runs))], dtype=float)
+    return SplitNull(observed=float(values[0]), values=values)
+
+
+def exact_split_test(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int], statistic: Statistic,
+                     alternative: str = "two-sided"):
+    """The exact split test of one instance (a joint test over one instance: p >= 1/126 for 10 runs)."""
+    from tribunal.eval.hyp.joint_permutation import instance_averaged_test
+
+    return instance_averaged_test([split_null(matrix, group_a, group_b, statistic)], alternative=alternative)

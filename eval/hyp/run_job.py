@@ -1,32 +1,60 @@
-"""``tribunal hyp run``: every (depth, rerun) of the workflow, each stored as ``runs/<run_id>.json``.
+"""``tribunal hyp run``: every (instance, depth, rerun) of the workflow, then the engagement judge.
 
-A run already stored without errors is loaded, not re-run (a crashed job resumes without
-paying twice). Runs execute concurrently, each thread entering ``dspy.context(lm=...)``.
+Each run is stored as ``runs/<instance>/<run_id>.json``. A run already stored without errors
+is loaded, not re-run (a crashed job resumes without paying twice). Runs execute
+concurrently, each thread entering ``dspy.context(lm=...)``.
+
+Independent reruns: every lineage of every run samples with its own DSPy ``rollout_id``, derived
+from a random nonce drawn when the run directory is created (kept in its manifest), the instance,
+the run id and the opening. Two reruns, the same rerun at two depths, two lineages of one run and
+two run directories never share a cached answer, while a resumed directory replays its own cache
+entries and pays nothing twice.
+
+After the workflow, the post-hoc engagement judge (its own LM: the judge model, temperature 0)
+labels each stored challenge (:mod:`tribunal.eval.hyp.engagement_job`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections import Counter
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature, text_hash
-from tribunal.signatures.hyp_engagement import ENGAGEMENT_LABELS
+from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING
 
 MANIFEST = "manifest.json"
+
+__all__ = ["RunSettings", "RunJobResult", "execute_run", "load_runs", "run_workflow", "engagement_shares"]
+
+
+class RunSettings(BaseModel):
+    """What ``tribunal hyp run`` runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    depths: list[int] = Field(min_length=1)
+    reruns: int = Field(5, ge=1)
+    max_per_opening: int = Field(DEFAULT_MAX_PER_OPENING, ge=1)
+    threads: int = Field(4, ge=1)
 
 
 @dataclass
 class RunJobResult:
     records: list[RunRecord]
     reused: int
+    labelled: int
     signature: str
     run_id: str | None
 
@@ -35,83 +63,121 @@ def run_id_for(depth: int, rerun: int) -> str:
     return f"d{depth}-r{rerun}"
 
 
-def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, rollout_base: int = 0) -> RunRecord:
-    """One workflow run over every opening hypothesis; a failing slot is recorded, not raised."""
+def run_path(out: Path, instance: str, run_id: str) -> Path:
+    return out / "runs" / instance / f"{run_id}.json"
+
+
+def rollout_for(nonce: str, instance: str, run_id: str, opening: int) -> int:
+    """A rollout id of its own for every lineage of every run of every run directory (48 bits of a sha256)."""
+    return int(hashlib.sha256(f"{nonce}/{instance}/{run_id}/o{opening}".encode()).hexdigest()[:12], 16)
+
+
+def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_opening: int = DEFAULT_MAX_PER_OPENING,
+                nonce: str | None = None) -> RunRecord:
+    """One workflow run over every opening hypothesis; a failing opening is recorded, not raised.
+
+    ``nonce=None`` sends no rollout id (identical requests may then be answered from DSPy's cache).
+    """
     import dspy
 
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
-    program = HypothesisWorkflow(depth)
-    record = RunRecord(run_id=run_id, depth=depth, rerun=rerun, hypotheses=[])
+    program = HypothesisWorkflow(depth, max_per_opening)
+    record = RunRecord(run_id=run_id, instance=instance.id, depth=depth, rerun=rerun,
+                       openings=len(instance.opening_hypotheses))
     with dspy.context(lm=lm):
-        for slot, opening in enumerate(instance.opening_hypotheses):
+        for opening, text in enumerate(instance.opening_hypotheses):
             try:
                 out = program(research_question=instance.research_question, observed_finding=instance.observed_finding,
-                              opening_hypothesis=opening, hypothesis_id=f"{run_id}/h{slot}", slot=slot,
-                              rollout=rollout_base + rerun if (rollout_base + rerun) else None)
-            except Exception as err:  # unparseable or failed LM answer: this slot is unscored
-                record.hypotheses.append(None)
-                record.errors.append(f"slot {slot}: {type(err).__name__}: {str(err)[:300]}")
+                              opening_hypothesis=text, lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
+                              evidence=instance.evidence_text(),
+                              rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
+            except Exception as err:  # unparseable or failed LM answer: this opening is unscored
+                record.errors.append(f"opening {opening}: {type(err).__name__}: {str(err)[:300]}")
                 continue
-            record.hypotheses.append(out.hypothesis)
-            record.demands.extend(out.demands)
+            record.delivered.extend(out.delivered)
+            record.challenges.extend(out.challenges)
+            record.truncated += out.truncated
     return record
 
 
 def load_runs(run_dir: Path) -> list[RunRecord]:
-    """Every stored run under ``run_dir/runs``, sorted by depth then rerun."""
-    files = sorted((run_dir / "runs").glob("*.json"))
-    records = [RunRecord.model_validate_json(f.read_text(encoding="utf-8")) for f in files]
-    return sorted(records, key=lambda r: (r.depth, r.rerun))
+    """Every stored run under ``run_dir/runs`` (and its instance folders), sorted by instance, depth, rerun."""
+    files = sorted((run_dir / "runs").glob("*.json")) + sorted((run_dir / "runs").glob("*/*.json"))
+    records = []
+    for path in files:
+        try:
+            records.append(RunRecord.model_validate_json(path.read_text(encoding="utf-8")))
+        except ValueError as err:
+            raise ValueError(f"{path}: not a run record ({str(err).splitlines()[0]})") from err
+    return sorted(records, key=lambda r: (r.instance, r.depth, r.rerun))
 
 
-def engagement_shares(records: Sequence[RunRecord]) -> dict[int, dict[str, float]]:
-    """Per depth: share of each engagement label among labelled demands, plus the unscored count."""
-    shares: dict[int, dict[str, float]] = {}
-    for depth in sorted({r.depth for r in records}):
-        labels = Counter(d.label for r in records if r.depth == depth for d in r.demands)
-        scored = sum(n for label, n in labels.items() if label is not None)
-        shares[depth] = {label: (labels[label] / scored if scored else float("nan")) for label in ENGAGEMENT_LABELS}
-        shares[depth]["unscored"] = float(labels[None])
-        shares[depth]["demands"] = float(sum(labels.values()))
-    return shares
+def _nonce(out: Path) -> str:
+    """The run directory's rollout nonce: the stored one on resume, a fresh one otherwise."""
+    manifest = out / MANIFEST
+    if manifest.is_file():
+        stored = json.loads(manifest.read_text(encoding="utf-8")).get("rollout_nonce")
+        if stored:
+            return stored
+    return uuid.uuid4().hex
 
 
-def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any, lm_public: dict, out: Path,
-                 tracking: TrackingSettings, threads: int = 4) -> RunJobResult:
-    """Run (or resume) every depth x rerun, store each run, log one MLflow run."""
+def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
+                 tracking: TrackingSettings, judge_lm: Any = None, judge_public: dict | None = None) -> RunJobResult:
+    """Run (or resume) every instance x depth x rerun, label the challenges, log one MLflow run.
+
+    ``judge_lm=None`` skips the engagement judge (the challenges stay unlabelled until a later run).
+    """
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    sig = signature({"task": "hyp-run", "instance": f"{instance.id}@{text_hash(instance.model_dump_json())}",
-                     "depths": list(depths), "reruns": reruns, "lm": lm_public.get("model")})
-    write_text_atomically(out / MANIFEST, json.dumps({"instance": instance.model_dump(), "depths": list(depths),
-                                                      "reruns": reruns, "lm": lm_public, "signature": sig}, indent=2))
-    todo: list[tuple[int, int]] = []
+    nonce = _nonce(out)
+    judge_name = (judge_public or {}).get("model") or "judge"
+    sig = signature({"task": "hyp-run",
+                     "instances": ",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
+                     "depths": settings.depths, "reruns": settings.reruns, "per_opening": settings.max_per_opening,
+                     "lm": lm_public.get("model"), "judge": judge_name if judge_lm is not None else None})
+    write_text_atomically(out / MANIFEST, json.dumps({
+        "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
+        "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
+    todo: list[tuple[Instance, int, int]] = []
     done: list[RunRecord] = []
-    for depth in depths:
-        for rerun in range(reruns):
-            path = out / "runs" / f"{run_id_for(depth, rerun)}.json"
-            stored = RunRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
-            if stored is not None and stored.ok:
-                done.append(stored)
-            else:
-                todo.append((depth, rerun))
+    for instance in instances:
+        for depth in settings.depths:
+            for rerun in range(settings.reruns):
+                path = run_path(out, instance.id, run_id_for(depth, rerun))
+                stored = RunRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+                if stored is not None and stored.ok:
+                    done.append(stored)
+                else:
+                    todo.append((instance, depth, rerun))
 
-    def work(job: tuple[int, int]) -> RunRecord:
-        # each depth gets its own rollout block so reruns at different depths never share a cached sample
-        record = execute_run(instance, job[0], job[1], lm, rollout_base=1000 * list(depths).index(job[0]))
+    def store(record: RunRecord) -> None:
         # atomic: a run killed mid-write leaves no torn record for the resume to trip over
-        write_text_atomically(out / "runs" / f"{record.run_id}.json", record.model_dump_json(indent=2))
+        write_text_atomically(run_path(out, record.instance, record.run_id), record.model_dump_json(indent=2))
+
+    def work(job: tuple[Instance, int, int]) -> RunRecord:
+        instance, depth, rerun = job
+        record = execute_run(instance, depth, rerun, lm, settings.max_per_opening, nonce)
+        store(record)
         return record
 
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+    with ThreadPoolExecutor(max_workers=settings.threads) as pool:
         new = list(pool.map(work, todo))
-    records = sorted(done + new, key=lambda r: (r.depth, r.rerun))
-    params = {"instance": instance.id, "depths": ",".join(map(str, depths)), "reruns": reruns,
-              **{f"lm.{k}": v for k, v in lm_public.items()}}
+    records = sorted(done + new, key=lambda r: (r.instance, r.depth, r.rerun))
+    labelled = 0
+    if judge_lm is not None:
+        records, labelled = label_runs(records, judge_lm, judge_name, settings.threads, store)
+    params = {"instances": ",".join(i.id for i in instances), "depths": ",".join(map(str, settings.depths)),
+              "reruns": settings.reruns, "max_per_opening": settings.max_per_opening,
+              "evidence_passages": sum(len(i.evidence) for i in instances),
+              **{f"lm.{k}": v for k, v in lm_public.items()},
+              **{f"judge_lm.{k}": v for k, v in (judge_public or {}).items()}}
     with tracked_run(tracking, "hyp-run", params, {"tribunal.command": "hyp run"}, sig) as run:
-        run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done)})
+        run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done),
+                         "runs_labelled": labelled, "delivered": sum(len(r.delivered) for r in records),
+                         "truncated": sum(r.truncated for r in records)})
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
         run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")
-    return RunJobResult(records, len(done), sig, run.run_id)
+    return RunJobResult(records, len(done), labelled, sig, run.run_id)

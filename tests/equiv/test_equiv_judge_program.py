@@ -1,5 +1,6 @@
 """The LLM equivalence judge, driven offline by a scripted LM."""
 
+import dspy
 import pytest
 
 from tribunal.eval.equiv.rules.base import Vote
@@ -89,13 +90,43 @@ def test_repeat_uses_distinct_rollouts(scripted, pair):
     lm, _ = scripted.scripted_lm(lambda s, u: {"verdict": "same"})
     program = EquivalenceJudge("full")
     original_vote = program._vote
-    program._vote = lambda order, a, b, rollout: seen.append(rollout) or original_vote(order, a, b, rollout)
-    import dspy
-
+    program._vote = lambda order, a, b, rollout, context: seen.append(rollout) or original_vote(order, a, b, rollout)
     with dspy.context(lm=lm):
         program(hypothesis_a="a", hypothesis_b="b", repeat=0)
         program(hypothesis_a="a", hypothesis_b="b", repeat=1)
     assert seen == [None, None, 3, 4]
+
+
+def test_full_rubric_clauses_reach_the_prompt(scripted, pair):
+    lm, engine = scripted.scripted_lm(lambda s, u: {"verdict": "different"})
+    LLMJudgeRule(lm, "full", threads=1).judge_pairs([pair])
+    system = " ".join(engine.calls[0][0].split())  # the instruction, whitespace-normalised
+    assert "the opposite direction or causal orientation" in system
+    assert "one has X cause Y where the other has Y cause X" in system
+    assert "the initiating event can differ even when downstream language overlaps" in system
+    assert "proposed for the same instance to explain the same observed finding" in system
+    assert "extra downstream biomarkers, or level of detail do NOT make them different" in system
+
+
+@pytest.mark.parametrize("rubric", ["full", "component", "none"])
+def test_without_context_the_neutral_framing_is_shown(scripted, pair, rubric):
+    answer = {"same_initiating_event": True, "same_route": True, "same_terminal_outcome": True, "verdict": "same"}
+    lm, engine = scripted.scripted_lm(lambda s, u: answer if rubric == "component" else {"verdict": "same"})
+    [judgment] = LLMJudgeRule(lm, rubric, threads=1).judge_pairs([pair])  # the equiv rule's call, unchanged
+    assert judgment.same is True
+    user = engine.calls[0][1]
+    assert scripted.field(user, "instance_context") == "Not given; both hypotheses address the same research question."
+    assert scripted.field(user, "observed_finding") == "Not given; both hypotheses explain the same observed finding."
+
+
+def test_instance_and_finding_reach_every_vote(scripted, pair):
+    lm, engine = scripted.scripted_lm(lambda s, u: {"verdict": "different"})
+    framed = EquivalenceJudge("full").framed("Why does neuropathy worsen on metformin?", "B12 low, MMA high.")
+    with dspy.context(lm=lm):
+        framed(hypothesis_a="a", hypothesis_b="b")
+        EquivalenceJudge("full")(hypothesis_a="a", hypothesis_b="b", instance_context="Q2", observed_finding="F2")
+    fields = [(scripted.field(u, "instance_context"), scripted.field(u, "observed_finding")) for _, u in engine.calls]
+    assert fields == [("Why does neuropathy worsen on metformin?", "B12 low, MMA high.")] * 2 + [("Q2", "F2")] * 2
 
 
 def test_majority_needs_two_scored_agreeing_votes():

@@ -1,98 +1,159 @@
-"""The proposer/critic/reviser workflow and the engagement judge, with a scripted LM."""
+"""The proposer/critic/reviser workflow: lineages, evidence, post-hoc engagement, resume, independent reruns."""
 
 import json
+import uuid
+from collections import Counter
 
+import dspy
 import pytest
 
+from tests.hyp.workflow_lm import scripted_responder
 from tribunal.eval.hyp.instance import load_instance
-from tribunal.eval.hyp.run_job import engagement_shares, execute_run, load_runs, run_workflow
+from tribunal.eval.hyp.run_job import RunSettings, execute_run, load_runs, run_workflow
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
-LABELS = ["answered", "conceded", "partial", "dropped"]
+OFF = TrackingSettings(enabled=False)
 
 
-def workflow_responder(scripted, chains=None):
-    """Scripted roles, recognised by their instruction; counts each role's calls."""
-    calls = {"propose": 0, "critique": 0, "revise": 0, "engage": 0}
-
-    def respond(system, user):
-        if "propose a precise mechanistic" in system:
-            calls["propose"] += 1
-            opening = scripted.field(user, "opening_hypothesis")
-            chain = (chains or {}).get(opening[:20], ["metformin", "low vitamin B12", "nerve damage"])
-            return {"statement": f"S {opening[:20]}", "explanation": "E", "causal_chain": chain}
-        if "critical reviewer" in system:
-            calls["critique"] += 1
-            return {"demands": ["Show B12 levels.", "Rule out duration.", "Explain MMA.", "Cite a trial."]}
-        if "Revise it in light" in system:
-            calls["revise"] += 1
-            return {"statement": "S revised", "explanation": "E2",
-                    "causal_chain": ["metformin", "reduced ileal B12 uptake", "low vitamin B12", "axonal damage"],
-                    "responses": ["r1", "r2", "r3", "r4"]}
-        if "engages with one reviewer demand" in system:
-            calls["engage"] += 1
-            demand = scripted.field(user, "demand")
-            return {"label": {"Show B12 levels.": "answered", "Rule out duration.": "conceded",
-                              "Explain MMA.": "partial"}.get(demand, "dropped")}
-        raise AssertionError(f"unexpected role: {system[:80]}")
-
-    return respond, calls
+def _lm(scripted, calls=None, **kwargs):
+    calls = Counter() if calls is None else calls
+    lm, engine = scripted.scripted_lm(scripted_responder(scripted, calls), **kwargs)
+    return lm, engine, calls
 
 
-def test_depth_two_run_counts_calls_and_labels_every_demand(scripted):
-    respond, calls = workflow_responder(scripted)
-    lm, _ = scripted.scripted_lm(respond)
-    instance = load_instance()
-    record = execute_run(instance, depth=2, rerun=0, lm=lm)
-    slots = len(instance.opening_hypotheses)
-    assert record.ok
-    assert calls == {"propose": slots, "critique": 2 * slots, "revise": 2 * slots, "engage": 8 * slots}
-    assert [d.label for d in record.demands[:4]] == LABELS
-    assert {d.round for d in record.demands} == {1, 2}
-    assert record.hypotheses[0].entities == ("metformin", "reduced ileal B12 uptake", "low vitamin B12", "axonal damage")
+def test_lineages_branch_up_to_the_cap_and_every_challenge_is_recorded(scripted):
+    lm, _, calls = _lm(scripted)
+    record = execute_run(load_instance(), depth=2, rerun=0, lm=lm, max_per_opening=3)
+    assert record.ok and record.instance == "metformin-b12"
+    # opening 0: 2 proposals -> round 1: 2 challenges, 4 revisions (3 kept) -> round 2: 3 challenges, 6 (3 kept)
+    # openings 1 and 2: one hypothesis, one challenge per round
+    assert calls == {"propose": 3, "critique": 5 + 2 + 2, "revise": 5 + 2 + 2}  # no engagement call inside
+    assert [len(record.lineage(o)) for o in range(3)] == [3, 1, 1] and record.truncated == 1 + 3
+    first = record.lineage(0)[0]
+    assert first.id == "metformin-b12/d2-r0/o0/k2.0"
+    parents = {d.hypothesis.id: d.parent for d in record.delivered}
+    assert parents[first.id] == "metformin-b12/d2-r0/o0/k1.0"
+    assert len(record.challenges) == 9 and {c.round for c in record.challenges} == {1, 2}
+    challenge = record.challenges[0]
+    assert challenge.hypothesis_id == "metformin-b12/d2-r0/o0/k0.0" and challenge.before.startswith("Statement: S0")
+    assert challenge.responses == ["r1", "r2", "r3", "r4"] and challenge.after.count("Statement:") == 2
+    assert challenge.labels == [] and record.engagement_judge is None
 
 
-def test_depth_zero_delivers_the_proposal_without_critique(scripted):
-    respond, calls = workflow_responder(scripted)
-    lm, _ = scripted.scripted_lm(respond)
+def test_one_hypothesis_per_opening_is_the_single_line_workflow(scripted):
+    lm, _, calls = _lm(scripted)
+    record = execute_run(load_instance(), depth=2, rerun=0, lm=lm, max_per_opening=1)
+    assert calls == {"propose": 3, "critique": 6, "revise": 6}
+    assert [len(record.lineage(o)) for o in range(3)] == [1, 1, 1]
+
+
+def test_depth_zero_delivers_the_proposals_without_critique(scripted):
+    lm, _, calls = _lm(scripted)
     record = execute_run(load_instance(), depth=0, rerun=0, lm=lm)
-    assert calls["critique"] == 0 and record.demands == []
-    assert record.hypotheses[0].id == "d0-r0/h0/k0"
+    assert calls == {"propose": 3} and record.challenges == []
+    assert [h.id for h in record.hypotheses][:2] == ["metformin-b12/d0-r0/o0/k0.0", "metformin-b12/d0-r0/o0/k0.1"]
 
 
-def test_unparseable_engagement_label_is_unscored_not_a_default(scripted):
-    respond, _ = workflow_responder(scripted)
+def test_evidence_passages_reach_every_workflow_prompt(scripted):
+    lm, engine, _ = _lm(scripted)
+    instance = load_instance()
+    assert len(instance.evidence) == 2
+    execute_run(instance, depth=1, rerun=0, lm=lm, max_per_opening=1)
+    for system, user in engine.calls:
+        assert "[[ ## evidence ## ]]\n[1] (illustrative passage (not a citation)) Metformin use" in user
+        assert "[2] (illustrative passage (not a citation)) Raised methylmalonic acid" in user
 
-    def garbled(system, user):
-        return "[[ ## label ## ]]\nsort of" if "engages with one reviewer demand" in system else respond(system, user)
 
-    lm, _ = scripted.scripted_lm(garbled)
-    record = execute_run(load_instance(), depth=1, rerun=0, lm=lm)
-    assert record.demands and all(d.label is None and d.error for d in record.demands)
+def test_engagement_judge_runs_after_the_workflow_on_its_own_lm(scripted, tmp_path):
+    lm, generation, gen_calls = _lm(scripted, temperature=0.7)
+    judge, judge_engine, judge_calls = _lm(scripted, model="scripted/judge", temperature=0.0)
+    settings = RunSettings(depths=[0, 1], reruns=2, max_per_opening=1, threads=2)
+    result = run_workflow([load_instance()], settings, lm, {"model": "scripted/gen"}, tmp_path, OFF,
+                          judge, {"model": "scripted/judge"})
+    assert gen_calls["engage"] == 0  # the generation model never judges engagement
+    assert judge_calls == {"engage": 2 * 3}  # depth 1: 2 reruns x 3 challenges, one call each; depth 0 has none
+    assert judge.kwargs["temperature"] == 0.0
+    assert result.labelled == 2
+    for record in load_runs(tmp_path):  # the labels are stored with the runs
+        for challenge in record.challenges:
+            assert challenge.labels == ["answered", "conceded", "partial", "dropped"]
+        assert record.engagement_judge == ("scripted/judge" if record.depth == 1 else None)
+    again = run_workflow([load_instance()], settings, lm, {"model": "scripted/gen"}, tmp_path, OFF,
+                         judge, {"model": "scripted/judge"})
+    assert again.reused == 4 and again.labelled == 0 and judge_calls["engage"] == 6  # nothing paid twice
+    other = run_workflow([load_instance()], settings, lm, {"model": "scripted/gen"}, tmp_path, OFF,
+                         judge, {"model": "scripted/other-judge"})
+    assert other.labelled == 2 and judge_calls["engage"] == 12 and gen_calls["propose"] == 12  # relabel only
+
+
+def test_unparseable_or_miscounted_labels_are_unscored_not_defaulted(scripted, tmp_path):
+    lm, _, _ = _lm(scripted)
+
+    def short(system, user):
+        return {"demand_labels": ["answered"]}  # one label for four demands
+
+    judge, _ = scripted.scripted_lm(short)
+    settings = RunSettings(depths=[1], reruns=1, max_per_opening=1)
+    [record] = run_workflow([load_instance()], settings, lm, {"model": "g"}, tmp_path, OFF, judge,
+                            {"model": "j"}).records
+    assert all(c.labels == [None] * 4 and c.error == "1 labels for 4 demands" for c in record.challenges)
+    from tribunal.eval.hyp.engagement_job import engagement_shares
+
     shares = engagement_shares([record])[1]
-    assert shares["unscored"] == len(record.demands)
+    assert shares["unscored"] == 12 and shares["demands"] == 12
     assert shares["answered"] != shares["answered"]  # NaN: nothing labelled
 
 
-def test_failed_slot_is_recorded_and_the_run_resumes(scripted, tmp_path):
-    respond, calls = workflow_responder(scripted)
+def test_failed_opening_is_recorded_and_the_run_resumes(scripted, tmp_path):
+    calls = Counter()
+    respond = scripted_responder(scripted, calls)
     fail = {"on": True}
 
     def flaky(system, user):
-        if fail["on"] and "propose a precise" in system and "Long diabetes" in user:
+        if fail["on"] and "Long diabetes" in user and "[[ ## opening_hypothesis ## ]]" in user:
             return "garbage"
         return respond(system, user)
 
     lm, _ = scripted.scripted_lm(flaky)
-    tracking = TrackingSettings(enabled=False)
-    first = run_workflow(load_instance(), [0, 1], 2, lm, {"model": "scripted/test"}, tmp_path, tracking, threads=2)
+    settings = RunSettings(depths=[0, 1], reruns=2, max_per_opening=1, threads=2)
+    first = run_workflow([load_instance()], settings, lm, {"model": "scripted/test"}, tmp_path, OFF)
     assert len(first.records) == 4 and all(not r.ok for r in first.records)
-    assert all(r.hypotheses[1] is None and "slot 1" in r.errors[0] for r in first.records)
+    assert all(r.lineage(1) == [] and r.errors[0].startswith("opening 1:") for r in first.records)
     fail["on"] = False
-    second = run_workflow(load_instance(), [0, 1], 2, lm, {"model": "scripted/test"}, tmp_path, tracking)
+    second = run_workflow([load_instance()], settings, lm, {"model": "scripted/test"}, tmp_path, OFF)
     assert second.reused == 0 and all(r.ok for r in second.records)
     proposals = calls["propose"]
-    third = run_workflow(load_instance(), [0, 1], 2, lm, {"model": "scripted/test"}, tmp_path, tracking)
+    third = run_workflow([load_instance()], settings, lm, {"model": "scripted/test"}, tmp_path, OFF)
     assert third.reused == 4 and calls["propose"] == proposals  # nothing paid twice
     assert [r.run_id for r in load_runs(tmp_path)] == ["d0-r0", "d0-r1", "d1-r0", "d1-r1"]
-    assert json.loads((tmp_path / "manifest.json").read_text())["reruns"] == 2
+    assert (tmp_path / "runs" / "metformin-b12" / "d1-r1.json").is_file()
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["reruns"] == 2 and manifest["instances"][0]["id"] == "metformin-b12"
+
+
+def test_reruns_are_never_replayed_from_the_response_cache(scripted, tmp_path):
+    """With DSPy's cache on, every rerun and every new run directory pays for its own samples."""
+    model = f"scripted/cache-{uuid.uuid4().hex}"  # the disk cache is shared machine-wide: a fresh key space
+    calls = Counter()
+    lm, _ = scripted.scripted_lm(scripted_responder(scripted, calls), model=model, temperature=0.7)
+    lm.cache = True
+    settings = RunSettings(depths=[0, 1], reruns=2, max_per_opening=1, threads=1)
+    per_dir = 2 * 3 + 2 * (3 + 3 + 3)  # depth 0: 2 runs x 3 proposals; depth 1: 2 runs x (3 + 3 critiques + 3 revisions)
+    run_workflow([load_instance()], settings, lm, {"model": model}, tmp_path / "a", OFF)
+    assert sum(calls.values()) == per_dir  # identical prompts of reruns and depths were not served from the cache
+    run_workflow([load_instance()], settings, lm, {"model": model}, tmp_path / "b", OFF)
+    assert sum(calls.values()) == 2 * per_dir  # a new run directory samples afresh
+    # the control: the same request without its own rollout id is served from the cache
+    before = sum(calls.values())
+    with dspy.context(lm=lm):
+        execute_run(load_instance(), 0, 0, lm)
+        execute_run(load_instance(), 0, 1, lm)
+    assert sum(calls.values()) == before + 3
+
+
+@pytest.mark.parametrize("max_per_opening", [0])
+def test_a_cap_below_one_is_refused(max_per_opening):
+    from tribunal.programs.hyp_workflow import HypothesisWorkflow
+
+    with pytest.raises(ValueError):
+        HypothesisWorkflow(1, max_per_opening)

@@ -1,12 +1,14 @@
-"""Exact split permutation test, checked against hand-computed cases."""
+"""Split permutation tests: one instance by hand, four instances jointly by hand, brute force, sampling."""
 
+import itertools
 import math
 
 import numpy as np
 import pytest
 
 from tribunal.eval.hyp.divergence import extra_divergence
-from tribunal.eval.hyp.permutation import balanced_splits, exact_split_test
+from tribunal.eval.hyp.joint_permutation import instance_averaged_test
+from tribunal.eval.hyp.permutation import SplitNull, balanced_splits, exact_split_test, split_null
 
 
 def _matrix(entries, n):
@@ -23,46 +25,135 @@ def _matrix(entries, n):
 HAND = _matrix({(0, 1): .1, (2, 3): .3, (0, 2): .5, (0, 3): .6, (1, 2): .7, (1, 3): .4}, 4)
 
 
+def _types_matrix(types, delta):
+    """Runs diverge by ``delta`` when their types differ, else 0."""
+    return np.array([[delta * (a != b) for b in types] for a in types])
+
+
 def test_hand_computed_four_run_case():
+    null = split_null(HAND, [0, 1], [2, 3], extra_divergence)
+    assert null.splits == 3 and null.observed == pytest.approx(0.35)
+    assert sorted(null.values) == pytest.approx([-0.325, -0.025, 0.35])
     result = exact_split_test(HAND, [0, 1], [2, 3], extra_divergence)
-    assert result.splits == 3
-    assert result.observed == pytest.approx(0.35)
-    assert sorted(result.null) == pytest.approx([-0.325, -0.025, 0.35])
-    assert result.p_value == pytest.approx(1 / 3)
+    assert result.p_value == pytest.approx(1 / 3)  # only .35 has |x| >= .35 (|-.325| < .35)
+    assert result.method == "exact" and result.combinations == 3
 
 
-def test_hand_computed_middle_split_counts_ties_and_larger():
-    result = exact_split_test(HAND, [0, 2], [1, 3], extra_divergence)
-    assert result.observed == pytest.approx(-0.025)
-    assert result.p_value == pytest.approx(2 / 3)
+def test_hand_computed_middle_split_two_sided_and_one_sided():
+    # observed -.025: every split has |x| >= .025 (two-sided 3/3); .35 and -.025 are >= -.025 (one-sided 2/3)
+    assert exact_split_test(HAND, [0, 2], [1, 3], extra_divergence).p_value == pytest.approx(1.0)
+    assert exact_split_test(HAND, [0, 2], [1, 3], extra_divergence, "greater").p_value == pytest.approx(2 / 3)
 
 
-def test_ten_runs_have_126_splits_and_perfect_separation_gives_p_1_over_126():
-    assert len(balanced_splits(10)) == 126 == math.comb(10, 5) // 2
-    groups = [0] * 5 + [1] * 5
-    matrix = np.array([[0.0 if i == j else float(groups[i] != groups[j]) for j in range(10)] for i in range(10)])
-    result = exact_split_test(matrix, range(5), range(5, 10), extra_divergence)
-    assert result.observed == pytest.approx(1.0)
+def test_a_strongly_negative_extra_is_significant_two_sided_but_not_one_sided():
+    # Runs of the same depth disagree (1), runs of different depths agree (0): observed extra -1.
+    # With k of one depth's runs in the first group the extra is -1 (k=5 or 0: 1 split), -.28
+    # (k=4 or 1: 20 + 5 splits) or +.08 (k=3 or 2: 60 + 40 splits); only the observed has |x| >= 1.
+    types = [0] * 5 + [1] * 5
+    same_depth_disagree = 1 - _types_matrix(types, 1.0) - np.eye(10)
+    result = exact_split_test(same_depth_disagree, range(5), range(5, 10), extra_divergence)
+    assert result.observed == pytest.approx(-1.0)
     assert result.p_value == pytest.approx(1 / 126)
+    one_sided = exact_split_test(same_depth_disagree, range(5), range(5, 10), extra_divergence, "greater")
+    assert one_sided.p_value == pytest.approx(1.0)  # the earlier one-sided test: every split is >= -1
+
+
+def test_split_values_of_two_types_of_runs_match_the_hand_formula():
+    # Type-X and type-Y runs diverge by d. A split putting k X runs and 5-k Y runs in the group of
+    # run 0 has cross mean d(k^2 + (5-k)^2)/25 and within mean d*2k(5-k)/20, so its extra is
+    # d (k=5), .28d (k=4 or 1) or -.08d (k=3 or 2); there are 1, 20+5 and 60+40 such splits.
+    null = split_null(_types_matrix([0] * 5 + [1] * 5, 1 / 3), range(5), range(5, 10), extra_divergence)
+    values, counts = np.unique(np.round(null.values * 3, 9), return_counts=True)
+    assert values.tolist() == pytest.approx([-0.08, 0.28, 1.0]) and counts.tolist() == [100, 25, 1]
+    assert null.values.mean() == pytest.approx(0.0)  # the null is centred on 0
+
+
+def test_four_instances_exact_two_sided_p_by_hand():
+    """Four instances of ten runs (types X/Y as above, d = 1/3), with k = 5, 5, 4, 3 X runs in depth 0.
+
+    Observed extras in units of d: 1, 1, .28, -.08; sum 2.2. Each instance takes 1 (1 split), .28
+    (25 splits) or -.08 (100 splits). Sums >= 2.2 (no sum is <= -2.2: the smallest is -.32):
+      four at 1:                              1 combination
+      three at 1, one at .28 or -.08:         4 * (25 + 100)             =     500
+      two at 1, two at .28:                   6 * 25 * 25                =   3,750
+      two at 1, one at .28, one at -.08:      6 * 2 * 25 * 100           =  30,000  (sum exactly 2.2: a tie)
+      two at 1, two at -.08 (1.84):           not extreme
+    p = 34,251 / 126^4 = 34,251 / 252,047,376 = 1.3589e-4.
+    """
+    nulls = [split_null(_types_matrix(["X"] * k + ["Y"] * (5 - k) + ["X"] * (5 - k) + ["Y"] * k, 1 / 3),
+                        range(5), range(5, 10), extra_divergence) for k in (5, 5, 4, 3)]
+    result = instance_averaged_test(nulls)
+    assert result.combinations == 126 ** 4 == 252_047_376
+    assert result.method == "exact" and result.instances == 4
+    assert result.observed == pytest.approx((1 + 1 + 0.28 - 0.08) / 4 / 3)
+    assert result.p_value == pytest.approx(34_251 / 126 ** 4, rel=1e-12)
+    # one-sided: the same count (nothing is extreme on the negative side here)
+    assert instance_averaged_test(nulls, "greater").p_value == pytest.approx(34_251 / 126 ** 4, rel=1e-12)
+
+
+def test_p_below_one_in_ten_thousand_is_reachable_with_four_instances():
+    perfect = split_null(_types_matrix([0] * 5 + [1] * 5, 1 / 3), range(5), range(5, 10), extra_divergence)
+    alone = instance_averaged_test([perfect])
+    assert alone.p_value == pytest.approx(1 / 126)  # one instance cannot go below 1/126 = 0.0079
+    joint = instance_averaged_test([perfect] * 4)
+    assert joint.p_value == pytest.approx(1 / 126 ** 4) and joint.p_value < 1e-4  # 3.97e-9
+
+
+def test_exact_joint_test_matches_brute_force_enumeration():
+    rng = np.random.default_rng(7)
+    nulls = []
+    for _ in range(3):
+        m = np.triu(rng.integers(0, 4, (6, 6)) / 4, 1)
+        nulls.append(split_null(m + m.T, range(3), range(3, 6), extra_divergence))
+    observed = sum(n.observed for n in nulls)
+    sums = np.array([sum(c) for c in itertools.product(*[n.values for n in nulls])])
+    assert sums.size == 10 ** 3
+    two_sided = np.mean(np.abs(sums) >= abs(observed) - 1e-9)
+    greater = np.mean(sums >= observed - 1e-9)
+    assert instance_averaged_test(nulls).p_value == pytest.approx(two_sided, rel=1e-12)
+    assert instance_averaged_test(nulls, "greater").p_value == pytest.approx(greater, rel=1e-12)
+
+
+def test_sampling_fallback_past_the_size_limit_is_seeded_and_never_zero():
+    perfect = split_null(_types_matrix([0] * 5 + [1] * 5, 1 / 3), range(5), range(5, 10), extra_divergence)
+    mixed = split_null(_types_matrix([0] * 4 + [1] * 2 + [0] + [1] * 3, 1 / 3), range(5), range(5, 10),
+                       extra_divergence)
+    exact = instance_averaged_test([perfect, mixed, mixed])
+    sampled = instance_averaged_test([perfect, mixed, mixed], max_states=5, samples=20_000, seed=3)
+    assert exact.method == "exact" and sampled.method == "sampled" and sampled.samples == 20_000
+    assert sampled.p_value == pytest.approx(exact.p_value, abs=4 * math.sqrt(exact.p_value / 20_000) + 1e-4)
+    assert sampled == instance_averaged_test([perfect, mixed, mixed], max_states=5, samples=20_000, seed=3)
+    floor = instance_averaged_test([perfect] * 6, max_states=5, samples=1000)
+    assert floor.p_value == pytest.approx(1 / 1001)  # (1 + 0 hits) / (1 + samples), never 0
+
+
+def test_instances_without_a_defined_statistic_are_dropped():
+    perfect = split_null(_types_matrix([0] * 5 + [1] * 5, 1.0), range(5), range(5, 10), extra_divergence)
+    undefined = SplitNull(observed=math.nan, values=np.full(126, math.nan))
+    result = instance_averaged_test([perfect, undefined])
+    assert result.instances == 1 and result.dropped == 1 and result.p_value == pytest.approx(1 / 126)
+    assert math.isnan(instance_averaged_test([undefined]).p_value)
 
 
 def test_no_structure_gives_p_one():
     matrix = np.full((10, 10), 0.4)
     np.fill_diagonal(matrix, 0)
     result = exact_split_test(matrix, range(5), range(5, 10), extra_divergence)
-    assert result.observed == pytest.approx(0.0)
-    assert result.p_value == 1.0
+    assert result.observed == pytest.approx(0.0) and result.p_value == 1.0
 
 
-def test_splits_are_unlabelled_and_cover_every_item():
+def test_splits_are_unlabelled_cover_every_item_and_start_with_the_observed():
+    assert len(balanced_splits(10)) == 126 == math.comb(10, 5) // 2
     splits = balanced_splits(6)
-    assert len(splits) == 10
+    assert len(splits) == 10 and splits[0] == ((0, 1, 2), (3, 4, 5))
     assert all(sorted(a + b) == list(range(6)) and 0 in a for a, b in splits)
     assert len({frozenset(a) for a, _ in splits}) == 10
 
 
-def test_unequal_groups_or_odd_counts_are_refused():
+def test_unequal_groups_odd_counts_and_unknown_alternatives_are_refused():
     with pytest.raises(ValueError):
         balanced_splits(5)
     with pytest.raises(ValueError):
-        exact_split_test(HAND, [0], [1, 2], extra_divergence)
+        split_null(HAND, [0], [1, 2], extra_divergence)
+    with pytest.raises(ValueError, match="alternative"):
+        exact_split_test(HAND, [0, 1], [2, 3], extra_divergence, "less")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -24,41 +24,69 @@ def _depths(text: str) -> list[int]:
     return depths
 
 
+def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise UserError(f"{option} {value!r}: expected one of {', '.join(allowed)}")
+    return value
+
+
 @app.command("run")
 def run(
-    lm: str = typer.Option(..., "--lm", help="LiteLLM model for proposer, critic, reviser and engagement judge."),
+    lm: str = typer.Option(..., "--lm", help="LiteLLM model for the proposer, critic and reviser (the generation model)."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
-    instance: Optional[Path] = typer.Option(None, "--instance", help="Instance JSON (default: the shipped example)."),
+    instance: Optional[List[Path]] = typer.Option(
+        None, "--instance", help="Instance file (repeatable): a JSON object, a JSON list or JSON Lines, each with id, "
+        "research_question, observed_finding, opening_hypotheses and optional evidence passages. "
+        "Default: the shipped example."),
     depths: str = typer.Option("0,1,5", "--depths", help="Critique rounds K to run (comma-separated)."),
-    reruns: int = typer.Option(5, "--reruns", min=1, help="Independent runs per depth."),
-    temperature: float = typer.Option(0.7, "--temperature", help="Sampling temperature (reruns need > 0 to differ)."),
+    reruns: int = typer.Option(5, "--reruns", min=1, help="Independent runs per instance and depth (each its own "
+                               "samples: never a replay from DSPy's response cache)."),
+    temperature: float = typer.Option(0.7, "--temperature", help="Generation temperature (reruns need > 0 to differ)."),
+    max_per_opening: int = typer.Option(
+        3, "--max-per-opening", min=1, help="Hypotheses kept alive per opening hypothesis: the proposer and reviser may "
+        "offer alternatives up to this many (1 = one hypothesis per opening, the workflow before lineages)."),
+    judge_lm: Optional[str] = typer.Option(
+        None, "--judge-lm", help="LiteLLM model of the post-hoc engagement judge (default: --lm), run after the workflow."),
+    judge_temperature: float = typer.Option(0.0, "--judge-temperature", help="Engagement judge temperature."),
+    engagement: bool = typer.Option(True, "--engagement/--no-engagement",
+                                    help="Label each critique demand answered/conceded/partial/dropped after the runs."),
     threads: int = typer.Option(4, "--threads", min=1, help="Runs executed concurrently."),
     out: Path = typer.Option(Path("tribunal-out/hyp-runs"), "--out", help="Run directory (resumable)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Run the proposer/critic workflow at each depth, several times, storing every run."""
+    """Run the proposer/critic workflow per instance and depth, several times; then judge engagement."""
     from tribunal.cli.equiv import build_cli_lm
-    from tribunal.eval.hyp.instance import load_instance
-    from tribunal.eval.hyp.run_job import run_workflow
+    from tribunal.eval.hyp.instance import load_instances
+    from tribunal.eval.hyp.run_job import RunSettings, run_workflow
     from tribunal.programs.lm import LMSettings
 
-    if instance is not None and not instance.is_file():
-        raise UserError(f"{instance}: no such instance file")
+    for path in instance or []:
+        if not path.is_file():
+            raise UserError(f"{path}: no such instance file")
     try:
-        loaded = load_instance(instance)
+        loaded = load_instances(instance)
     except ValueError as err:
-        raise UserError(f"{instance}: {err}") from err
+        raise UserError(str(err)) from err
+    console = make_console()
+    if reruns > 1 and temperature == 0:
+        console.print("[yellow]--temperature 0: the reruns are fresh calls, but a deterministic model "
+                      "will answer them alike[/yellow]")
+    settings = RunSettings(depths=_depths(depths), reruns=reruns, max_per_opening=max_per_opening, threads=threads)
     lm_obj = build_cli_lm(lm, api_base, temperature)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
-    result = run_workflow(loaded, _depths(depths), reruns, lm_obj, public, out,
-                          tracking_settings(tracking_uri, no_track, experiment), threads)
-    console = make_console()
+    judge_obj = judge_public = None
+    if engagement:
+        judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature)
+        judge_public = LMSettings(model=judge_lm or lm, api_base=api_base, temperature=judge_temperature).public()
+    result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
+                          judge_obj, judge_public)
     failed = [r for r in result.records if not r.ok]
-    console.print(f"{len(result.records)} runs in {out} ({result.reused} reused, {len(failed)} with errors)")
+    console.print(f"{len(result.records)} runs of {len(loaded)} instance(s) in {out} ({result.reused} reused, "
+                  f"{len(failed)} with errors, {result.labelled} labelled by the engagement judge)")
     for record in failed:
-        console.print(f"[yellow]{record.run_id}[/yellow]: {'; '.join(record.errors)}")
+        console.print(f"[yellow]{record.instance}/{record.run_id}[/yellow]: {'; '.join(record.errors)}")
     console.print(f"signature: {result.signature}")
 
 
@@ -66,33 +94,58 @@ def run(
 def divergence(
     run_dir: Path = typer.Argument(..., help="A directory written by `tribunal hyp run`."),
     rules: str = typer.Option("tfidf,embedding", "--rules", help="Comma-separated rules: tfidf, embedding, llm."),
-    rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s)."),
-    lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm rule."),
+    rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm rule (temperature 0)."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
-    tfidf_threshold: float = typer.Option(0.25, "--tfidf-threshold"),
-    embedding_threshold: float = typer.Option(0.77, "--embedding-threshold"),
-    embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder"),
+    tfidf_threshold: float = typer.Option(0.25, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
+    embedding_threshold: float = typer.Option(0.77, "--embedding-threshold", help="Embedding cosine threshold."),
+    embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline) or another embedder."),
+    matching: str = typer.Option(
+        "lineage", "--matching", help="lineage: every pair of hypotheses descending from the same opening hypothesis "
+        "(the paper's); slot: one pair per opening (tribunal before lineages)."),
+    alternative: str = typer.Option(
+        "two-sided", "--alternative", help="two-sided: |T| >= |t| (the paper's test); greater: T >= t (tribunal's "
+        "earlier one-sided test)."),
+    exact_limit: int = typer.Option(
+        2_500_000, "--exact-limit", min=1, help="Largest convolution step of the exact joint test; beyond it the "
+        "p-value is sampled."),
+    samples: int = typer.Option(100_000, "--samples", min=1, help="Joint splits drawn when the test samples."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sampling fallback."),
+    frame_judge: bool = typer.Option(True, "--frame-judge/--no-frame-judge",
+                                     help="Give the LLM judge each instance's research question and observed finding."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the tables as TSV here (default: RUN_DIR/divergence)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Run divergence, extra divergence per depth pair (exact permutation p), clusters, engagement."""
+    """Instance-averaged extra divergence per depth pair with its permutation p, per-instance rows, clusters, engagement."""
     from tribunal.cli.equiv import build_cli_lm, build_rules
-    from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, run_divergence
+    from tribunal.eval.hyp.divergence import MATCHINGS
+    from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence
+    from tribunal.eval.hyp.joint_permutation import ALTERNATIVES
 
     if not (run_dir / "runs").is_dir():
         raise UserError(f"{run_dir}: no runs/ folder (write one with `tribunal hyp run`)")
+    settings = DivergenceSettings(matching=_choice("--matching", matching, tuple(MATCHINGS)),
+                                  alternative=_choice("--alternative", alternative, ALTERNATIVES),
+                                  max_states=exact_limit, samples=samples, seed=seed, frame_judge=frame_judge)
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=build_cli_lm(lm, api_base, 0.0), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)
     try:
         result = run_divergence(run_dir, rule_objs, tracking_settings(tracking_uri, no_track, experiment),
-                                out or run_dir / "divergence")
+                                out or run_dir / "divergence", settings)
     except ValueError as err:
         raise UserError(str(err)) from err
     console = make_console()
-    console.print(result.divergence.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    floats = lambda v: f"{v:.4g}"
+    counts = result.matching
+    console.print(f"{settings.matching} matching: {int(counts['matched_pairs'].sum())} matched pairs over "
+                  f"{int(counts['run_pairs'].sum())} run pairs ({len(counts)} instance(s))")
+    console.print("\ninstance-averaged extra divergence:")
+    console.print(result.divergence.to_string(index=False, float_format=floats))
+    console.print("\nper instance (exact p over that instance's splits):")
+    console.print(result.by_instance.to_string(index=False, float_format=floats))
     console.print(f"\nclusters ({CLUSTER_RULE}):")
     console.print(result.clusters.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     console.print("\nengagement label shares per depth:")
