@@ -16,6 +16,7 @@ from typing import Any
 
 import dspy
 
+from tribunal.programs.answers import tolerant_answers
 from tribunal.eval.equiv.rules.base import Judgment, Vote
 from tribunal.signatures.equiv_judge import RUBRICS
 
@@ -80,7 +81,8 @@ class EquivalenceJudge(dspy.Module):
     def _vote(self, order: str, first: str, second: str, rollout: int | None, context: dict | None = None) -> Vote:
         config: dict[str, Any] = {"rollout_id": rollout} if rollout is not None else {}
         try:
-            prediction = self.judge(**(context or {}), hypothesis_a=first, hypothesis_b=second, config=config)
+            with tolerant_answers():
+                prediction = self.judge(**(context or {}), hypothesis_a=first, hypothesis_b=second, config=config)
         except Exception as err:  # an unparseable or failed answer makes this vote unscored, not a verdict
             return Vote(order=order, same=None, error=f"{type(err).__name__}: {str(err)[:300]}")
         detail = {k: v for k, v in prediction.items() if k != "verdict"}

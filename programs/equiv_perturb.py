@@ -6,6 +6,7 @@ import json
 
 import dspy
 
+from tribunal.programs.answers import tolerant_answers
 from tribunal.eval.equiv.checks import check_perturbation
 from tribunal.eval.equiv.hypothesis import Hypothesis, Step
 from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
@@ -33,8 +34,9 @@ class PerturbationGenerator(dspy.Module):
         for attempt in range(self.attempts):
             config = {"temperature": self.temperature, **({"rollout_id": attempt} if attempt else {})}
             try:
-                out = self.rewrite(hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind],
-                                   config=config)
+                with tolerant_answers():
+                    out = self.rewrite(hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind],
+                                       config=config)
                 candidate = Hypothesis(id=f"{hypothesis.id}/{kind}/lm{attempt}", statement=out.statement,
                                        explanation=out.explanation, relations=tuple(out.relations),
                                        steps=tuple(Step(entity=s.entity, text=s.text) for s in out.steps))

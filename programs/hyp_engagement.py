@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dspy
 
+from tribunal.programs.answers import tolerant_answers
 from tribunal.signatures.hyp_engagement import JudgeEngagement
 
 NO_RESPONSE = "(no response)"
@@ -25,8 +26,10 @@ class EngagementJudge(dspy.Module):
         """``demand_labels``: one of answered / conceded / partial / dropped per demand, or all ``None`` with ``error``."""
         unscored = [None] * len(demands)
         try:
-            out = self.judge(demands=list(demands), hypothesis_before=hypothesis_before,
-                             responses=[r if r else NO_RESPONSE for r in responses], hypothesis_after=hypothesis_after)
+            with tolerant_answers():
+                out = self.judge(demands=list(demands), hypothesis_before=hypothesis_before,
+                                 responses=[r if r else NO_RESPONSE for r in responses],
+                                 hypothesis_after=hypothesis_after)
         except Exception as err:  # an unparseable answer is unscored, never a default label
             return dspy.Prediction(demand_labels=unscored, error=f"{type(err).__name__}: {str(err)[:200]}")
         labels = [label.value for label in out.demand_labels]

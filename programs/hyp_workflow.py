@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dspy
 
+from tribunal.programs.answers import tolerant_answers
 from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
@@ -36,6 +37,12 @@ class HypothesisWorkflow(dspy.Module):
     def forward(self, research_question: str, observed_finding: str, opening_hypothesis: str, lineage_id: str,
                 opening: int = 0, evidence: str = "", rollout: int | None = None) -> dspy.Prediction:
         """``delivered``: the lineage's final hypotheses; ``challenges``: every critique with its reply."""
+        with tolerant_answers():
+            return self._lineage(research_question, observed_finding, opening_hypothesis, lineage_id, opening,
+                                 evidence, rollout)
+
+    def _lineage(self, research_question: str, observed_finding: str, opening_hypothesis: str, lineage_id: str,
+                 opening: int, evidence: str, rollout: int | None) -> dspy.Prediction:
         config = {"rollout_id": rollout} if rollout is not None else {}
         context = dict(research_question=research_question, observed_finding=observed_finding, evidence=evidence)
         cap = self.max_per_opening

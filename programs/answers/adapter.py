@@ -12,6 +12,7 @@ the runner records the item as *unscored* with that answer.
 from __future__ import annotations
 
 import contextlib
+import enum
 from typing import Any, Iterator, Literal, get_origin
 
 from dspy.adapters.chat_adapter import ChatAdapter
@@ -27,7 +28,8 @@ AnswerFormat = Literal["chat", "json"]
 
 
 def _scalar(annotation: Any) -> bool:
-    return annotation in (bool, int, float) or get_origin(annotation) is Literal
+    return (annotation in (bool, int, float) or get_origin(annotation) is Literal
+            or (isinstance(annotation, type) and issubclass(annotation, enum.Enum)))
 
 
 def _first_line(value: Any) -> Any:
@@ -35,6 +37,15 @@ def _first_line(value: Any) -> Any:
         return value
     lines = [line for line in value.splitlines() if line.strip()]
     return lines[0] if lines else value
+
+
+def _first_problem(err: Exception) -> str:
+    """One line: where in the value, what is wrong, and the offending input."""
+    if isinstance(err, ValidationError) and err.errors():
+        first = err.errors()[0]
+        where = ".".join(map(str, first.get("loc", ()))) or "value"
+        return f"{where}: {first.get('msg')} (got {str(first.get('input'))[:80]!r})"
+    return str(err).split("\n")[0]
 
 
 def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat", adapter_name: str = "") -> dict:
@@ -50,8 +61,7 @@ def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat",
             values[name] = TypeAdapter(annotation).validate_python(coerce(value, annotation))
         except (ValidationError, ValueError, TypeError) as err:
             raise AdapterParseError(adapter_name=adapter_name, signature=signature, lm_response=completion,
-                                    message=f"field {name!r} is not a valid {annotation!r}: {err}",
-                                    parsed_result=values) from None
+                                    message=f"field {name!r}: {_first_problem(err)}", parsed_result=values) from None
     values = apply_output_field_defaults(signature, values)
     if values.keys() != outputs.keys():
         missing = ", ".join(sorted(set(outputs) - set(values)))

@@ -11,6 +11,7 @@ same" is not ``"same"``).
 
 from __future__ import annotations
 
+import enum
 import json
 import re
 import types
@@ -143,6 +144,8 @@ def coerce(value: Any, annotation: Any) -> Any:
         return _number(value, annotation)
     if origin is Literal:
         return _literal(value.strip() if isinstance(value, str) else value, get_args(annotation))
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return _literal(value.strip() if isinstance(value, str) else value, tuple(m.value for m in annotation))
     if origin in (list, tuple, set) and get_args(annotation):
         value = structured(value)
         if isinstance(value, dict):  # one object where a list of them is asked for

@@ -7,6 +7,7 @@ reader must parse every rendering to the values of the clean one.
 
 from __future__ import annotations
 
+import enum
 import json
 import random
 from typing import Any, Literal, get_args, get_origin
@@ -34,7 +35,8 @@ def _restyle(value: Any, annotation: Any, kinds: set[str], top: bool = False) ->
     if annotation is bool and isinstance(value, bool) and "yes-no" in kinds:
         word = "yes" if value else "no"
         return word.capitalize() if top else word
-    if origin is Literal and isinstance(value, str) and "title-case" in kinds:
+    is_enum = isinstance(annotation, type) and issubclass(annotation, enum.Enum)
+    if (origin is Literal or is_enum) and isinstance(value, str) and "title-case" in kinds:
         return value.title()
     if origin in (list, tuple) and isinstance(value, list):
         return [_restyle(v, get_args(annotation)[0], kinds) for v in value]

@@ -9,6 +9,7 @@ with the tolerant adapter, in exactly one LM call.
 
 from __future__ import annotations
 
+import enum
 import importlib
 import inspect
 import pkgutil
@@ -45,8 +46,8 @@ def sample(annotation: Any, name: str = "", index: int = 0) -> Any:
         return 2 + index
     if annotation is float:
         return 0.75
-    if origin is Literal:
-        choices = [c for c in get_args(annotation) if isinstance(c, str)]
+    if origin is Literal or (isinstance(annotation, type) and issubclass(annotation, enum.Enum)):
+        choices = [c for c in (get_args(annotation) or [m.value for m in annotation]) if isinstance(c, str)]
         return sorted(choices, key=lambda c: (-len(c.split()), -len(c)))[index % len(choices)]
     if origin in (list, tuple):
         return [sample(get_args(annotation)[0], name, i) for i in range(2)]
