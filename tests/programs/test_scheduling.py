@@ -118,7 +118,7 @@ def run_scheduled(config: MMADConfig, responder, slots: int):
 
 def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_slots():
     responder = script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]}, opposer_agrees=(True, True))
-    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), responder, slots=4)
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), responder, slots=4)
     assert Counter(calls[:4]) == Counter(ASSESSORS)  # the same stage-1 calls, in any order
     assert calls[4:] == ["DebateTurn", "DebateTurn", "FinalJudgment"]
     assert peak == slot_peak == 4, "the four dimension agents overlap, no more than the slots allow"
@@ -129,7 +129,7 @@ def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_
 
 
 def test_one_call_slot_serialises_the_fanned_out_calls():
-    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), script({}), slots=1)
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), script({}), slots=1)
     assert Counter(calls) == Counter(ASSESSORS) and peak == slot_peak == 1 and out.score == 0
 
 
