@@ -119,7 +119,8 @@ def _agent_rule(agent: str, guided: bool, translation: str) -> tuple[Callable, D
         return (lambda item: _coupled_errors(item, guided)), nt
     model = GUIDED_ERRORS[agent] if guided else ASSESSORS[agent].output_fields["errors"].annotation.__args__[0]
     # The brief assessors other than accuracy cannot express non-translation: no such demo for them.
-    nt = model(span=translation, subcategory=NON_TRANSLATION, severity="major") if guided or agent == "accuracy" else None
+    expressible = guided or agent == "accuracy"
+    nt = model(span=translation, subcategory=NON_TRANSLATION, severity="major") if expressible else None
     return (lambda item: dimension_errors(item.errors, agent, model)), nt
 
 

@@ -19,7 +19,8 @@ from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS
 
 AGENTS = {cls.__name__: cls for cls in [*ASSESSORS.values(), *GUIDED_ASSESSORS.values()]}  # lean, paper preset
-DIMENSION_OF = {cls.__name__: dimension for agents in (ASSESSORS, GUIDED_ASSESSORS) for dimension, cls in agents.items()}
+DIMENSION_OF = {cls.__name__: dimension for agents in (ASSESSORS, GUIDED_ASSESSORS)
+                for dimension, cls in agents.items()}
 LP = "en-de"
 
 

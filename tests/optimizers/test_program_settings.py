@@ -54,7 +54,8 @@ def test_equiv_rubric_is_a_constructor_setting(tmp_path):
 
 @pytest.mark.parametrize("program, settings, message", [
     ("mmad", {"strategy": "shouting"}, "program mmad with preset=paper, strategy=shouting: unknown debate strategy"),
-    ("mmad", {"rubric": "full"}, "--set rubric: program mmad has no such setting .known: ablate, assessors, consensus_check"),
+    ("mmad", {"rubric": "full"},
+     "--set rubric: program mmad has no such setting .known: ablate, assessors, consensus_check"),
     ("mmad", {"rounds": "many"}, "--set rounds=many: Input should be a valid integer"),
     ("mmad", {"ablate": "stage4"}, "--set ablate=stage4: Input should be 'stage1', 'stage2' or 'stage3'"),
     ("mmad", {"rounds": "0"}, "--set rounds=0: Input should be greater than or equal to 1"),

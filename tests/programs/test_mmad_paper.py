@@ -157,7 +157,8 @@ def test_without_consensus_the_defenders_last_annotations_stand_after_r_rounds()
 
 
 def test_the_final_judge_keeps_the_most_severe_error_per_span_ties_by_typology_order():
-    answer = [ACC | {"dimension": "accuracy", "severity": "minor"}, ACC | {"dimension": "fluency", "subcategory": "grammar"},
+    answer = [ACC | {"dimension": "accuracy", "severity": "minor"},
+              ACC | {"dimension": "fluency", "subcategory": "grammar"},
               {"span": "Matte", "subcategory": "awkward", "severity": "minor", "dimension": "style"},
               {"span": "Matte", "subcategory": "inappropriate for context", "severity": "minor",
                "dimension": "terminology"}, FLU | {"dimension": "fluency"}]
@@ -198,6 +199,22 @@ def test_a_minor_only_segment_costs_no_debate_and_one_judge_call():
     out, _ = run(recorder)
     assert recorder.names() == [*GUIDED, "MergingJudgment"] and out.debates == {}
     assert out.score == pytest.approx(-0.1)
+
+
+@pytest.mark.parametrize("strategy, judge", [("deliberation", "DebateVerdict"), ("interactive-review", "ReviewTurn")])
+def test_other_two_sided_strategies_run_the_published_debaters(strategy, judge):
+    recorder = Recorder({"accuracy": [ACC], "fluency": [], "style": [], "terminology": []}, agree_in_round=None)
+    decided = {"errors": [ACC | {"dimension": "accuracy", "severity": "minor"}], "questions": "", "decided": True}
+
+    def respond(system, user):
+        return decided if identify(system) == judge else recorder(system, user)
+
+    engine = CountingEngine(respond)
+    program = MMAD(MMADConfig(strategy=strategy, rounds=2), RoleLMs(dspy.LM("scripted/p", engine=engine, cache=False)))
+    out = program(source=SOURCE, translation=TRANSLATION, source_lang="English", target_lang="German")
+    debate = [name for name in recorder.names() if not name.startswith("Guided")]
+    expected = {"deliberation": ["AccuracyReexamination"] * 4, "interactive-review": ["AccuracyReexamination"] * 2}
+    assert debate[:-1] == expected[strategy] and out.score == -1  # the judge / reviewer decided: minor
 
 
 def test_stage_ablations_keep_the_paper_prompts():
