@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.mmad import MMADConfig
+from tribunal.programs.mqm.presets import DEFAULT_DEMOS, tweaks
 
 DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
 
@@ -45,20 +46,31 @@ class EvaluateConfig(BaseModel):
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
     out: Path = Path("tribunal-out/mt")
-    demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
+    demos: int | None = Field(None, ge=0, le=8, description="few-shot demos per M-MAD stage-1 agent (default: "
+                                                           "the preset's, 4 for paper, 2 for lean; GEMBA-MQM uses 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
     name: str | None = None
     retry_unscored: bool = False
 
     @property
+    def demo_count(self) -> int:
+        """Few-shot demos per agent this run uses (``demos``, else the program's default)."""
+        if self.program == "gemba-mqm":
+            return 3
+        if self.program != "mmad":
+            return 0
+        return DEFAULT_DEMOS[self.mmad.demo_rule] if self.demos is None else self.demos
+
+    @property
     def metric_name(self) -> str:
-        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-deliberation-no-stage2``."""
+        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-lean``, ``M-MAD-deliberation-no-stage2``."""
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
         if self.program != "mmad":
             return base
-        parts = [base] + ([self.mmad.strategy] if self.mmad.strategy != "consensus" else [])
+        parts = [base] + ([self.mmad.preset] if self.mmad.preset != "paper" else [])
+        parts += [self.mmad.strategy] if self.mmad.strategy != "consensus" else []
         return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
 
     def config_signature(self) -> str:
@@ -68,16 +80,16 @@ class EvaluateConfig(BaseModel):
             fields["tuned"] = self.program_sha256[:12]
         if self.program == "mmad":
             m = self.mmad
-            fields |= {"strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
-                       "ablate": ",".join(m.ablate) or "none", "opening": m.opening,
-                       "consensus": m.consensus_check, "judge": m.judge_policy}
+            changed = tweaks(m.preset, m.model_dump())
+            fields |= {"preset": m.preset, "strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
+                       "ablate": ",".join(m.ablate) or "none",
+                       "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
         from tribunal.programs.lm import endpoint_label
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
                    "roles": ",".join(f"{r}={m.label()}" for r, m in sorted(self.role_lms.items())) or "none",
-                   "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
-                   "lp": self.lp}
+                   "demos": self.demo_count, "lp": self.lp}
         return signature(fields)
 
 

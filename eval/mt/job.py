@@ -72,10 +72,10 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         from tribunal.programs.mqm.demos import gemba_demos
 
         demos = {"annotate": gemba_demos(_demo_root(config), config.lp)}
-    elif config.program == "mmad" and config.demos and "stage1" not in config.mmad.ablate:
-        from tribunal.programs.mqm.demos import dimension_demos
+    elif config.program == "mmad" and config.demo_count:
+        from tribunal.programs.mqm.demos import mmad_demos
 
-        demos = dimension_demos(_demo_root(config), config.lp, config.demos)
+        demos = mmad_demos(config.mmad, _demo_root(config), config.lp, config.demo_count)
 
     def make() -> Any:
         program = build_program(config.program, config.mmad, lms)
@@ -172,7 +172,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "processes": config.processes,
               "fan_out": config.fan_out,
-              "demos": config.demos, "signature": result.signature,
+              "demos": config.demo_count, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}

@@ -1,8 +1,14 @@
-"""The ``consensus`` strategy: defender and opposer alternate until they agree, at most R rounds.
+"""The ``consensus`` strategy: the two debaters go on until they agree, at most R rounds.
 
-Each round the defender (A1) speaks, then the opposer (A2). Consensus is read from the debaters'
-typed ``agrees`` (no extra call); ``separate_check=True`` restores the original M-MAD's consensus
-call after every round. Without consensus the defender's (stage-1) side stands.
+Two kinds of debaters (``MMADConfig.debaters``):
+- ``minor-leaning`` (the published protocol, :mod:`tribunal.programs.mqm.minor_leaning`): round 0 is
+  the two openings (no call); each round both re-examine at once, then a separate yes/no consensus
+  check compares their annotations. On consensus, or after R rounds without, the defender's latest
+  annotations stand (as in the published code).
+- ``free``: each round the defender (A1) speaks, then the opposer (A2), arguing for and against the
+  stage-1 verdict. Consensus is read from their typed ``agrees`` (no extra call);
+  ``separate_check=True`` adds the consensus call after every round instead. Without consensus the
+  defender's (stage-1) side stands.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
+from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.debater import DebateTurn
@@ -17,11 +24,15 @@ from tribunal.signatures.mqm.debater import DebateTurn
 
 @register_strategy("consensus")
 class ConsensusDebate(dspy.Module):
-    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, separate_check: bool = False):
+    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, separate_check: bool = False,
+                 debaters: str = "free"):
         super().__init__()
         self.rounds, self.lms, self.separate_check = rounds, lms, separate_check
-        self.defender = dspy.Predict(DebateTurn)
-        self.opposer = dspy.Predict(DebateTurn)
+        if debaters == "minor-leaning":
+            self.debaters = MinorLeaningDebaters(lms)
+        else:
+            self.defender = dspy.Predict(DebateTurn)
+            self.opposer = dspy.Predict(DebateTurn)
         self.consensus = dspy.Predict(ConsensusCheck)
 
     def turn(self, case: DebateCase, side: str, round_: int):
@@ -30,7 +41,16 @@ class ConsensusDebate(dspy.Module):
         case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
         return out
 
+    def agreed(self, case: DebateCase, round_: int, first: list, second: list) -> bool:
+        """The separate consensus call on the two sides' latest annotations."""
+        check = invoke(self.lms, "consensus", STAGE, self.consensus, first_annotations=first,
+                       second_annotations=second)
+        case.add_turn("consensus", round_, f"consensus={bool(check.consensus)}")
+        return bool(check.consensus)
+
     def forward(self, case: DebateCase) -> DebateOutcome:
+        if hasattr(self, "debaters"):
+            return self.minor_leaning(case)
         defended, opposed = case.assessment, None
         for round_ in range(1, self.rounds + 1):
             if round_ == 1 and case.opening is not None:
@@ -44,10 +64,15 @@ class ConsensusDebate(dspy.Module):
             opposed = a2.position
             if a2.agrees:
                 return DebateOutcome(defended, round_, True, "opposer conceded")
-            if self.separate_check:
-                check = invoke(self.lms, "consensus", STAGE, self.consensus,
-                               dimension=case.dimension, debate=case.transcript())
-                case.add_turn("consensus", round_, f"consensus={bool(check.consensus)}", check.agreed)
-                if check.consensus:
-                    return DebateOutcome(check.agreed, round_, True, "consensus check")
+            if self.separate_check and self.agreed(case, round_, defended, opposed):
+                return DebateOutcome(defended, round_, True, "consensus check")
         return DebateOutcome(defended, self.rounds, False, "no consensus: stage-1 side stands")
+
+    def minor_leaning(self, case: DebateCase) -> DebateOutcome:
+        self.debaters.open(case)
+        defended = case.assessment
+        for round_ in range(1, self.rounds + 1):
+            defended, opposed = self.debaters.speak(case, round_)
+            if self.agreed(case, round_, defended, opposed):
+                return DebateOutcome(defended, round_, True, "consensus check")
+        return DebateOutcome(defended, self.rounds, False, "no consensus: defender's last annotations stand")

@@ -1,10 +1,15 @@
-"""The ``deliberation`` strategy: a fixed number of rounds, then a judge agent decides."""
+"""The ``deliberation`` strategy: a fixed number of rounds, then a judge agent decides.
+
+With ``debaters="minor-leaning"`` the rounds are the published ones (openings without a call, then
+both sides re-examine at once each round); with ``free`` debaters A1 speaks, then A2.
+"""
 
 from __future__ import annotations
 
 import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
+from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.signatures.mqm.debate_verdict import DebateVerdict
 from tribunal.signatures.mqm.debater import DebateTurn
@@ -12,14 +17,17 @@ from tribunal.signatures.mqm.debater import DebateTurn
 
 @register_strategy("deliberation")
 class Deliberation(dspy.Module):
-    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, **_: object):
+    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, debaters: str = "free", **_: object):
         super().__init__()
         self.rounds, self.lms = rounds, lms
-        self.defender = dspy.Predict(DebateTurn)
-        self.opposer = dspy.Predict(DebateTurn)
+        if debaters == "minor-leaning":
+            self.debaters = MinorLeaningDebaters(lms)
+        else:
+            self.defender = dspy.Predict(DebateTurn)
+            self.opposer = dspy.Predict(DebateTurn)
         self.judge = dspy.Predict(DebateVerdict)
 
-    def forward(self, case: DebateCase) -> DebateOutcome:
+    def free_rounds(self, case: DebateCase) -> None:
         for round_ in range(1, self.rounds + 1):
             for side, predictor, stance in (("defender", self.defender, "defend"), ("opposer", self.opposer, "oppose")):
                 if side == "defender" and round_ == 1 and case.opening is not None:
@@ -27,6 +35,14 @@ class Deliberation(dspy.Module):
                     continue
                 out = invoke(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
                 case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
+
+    def forward(self, case: DebateCase) -> DebateOutcome:
+        if hasattr(self, "debaters"):
+            self.debaters.open(case)
+            for round_ in range(1, self.rounds + 1):
+                self.debaters.speak(case, round_)
+        else:
+            self.free_rounds(case)
         verdict = invoke(self.lms, "debate_judge", STAGE, self.judge, **case.inputs())
         case.add_turn("debate_judge", self.rounds, "verdict", verdict.errors)
         return DebateOutcome(verdict.errors, self.rounds, None, "debate judge")

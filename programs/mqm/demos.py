@@ -1,15 +1,17 @@
 """Few-shot demo pools built from Google's TED MQM annotations (never from the WMT23 test data).
 
 Per dimension, a pool holds short segments rated by one rater: one with no error at all and others
-with errors of that dimension, converted to the dimension's typed errors. The choice is seeded, so a
-run's demos are reproducible; optimizers may replace them.
+with errors of that dimension, converted to the dimension's typed errors. M-MAD's demos follow its
+``demo_rule`` (:func:`mmad_demos`): ``fixed`` is the paper preset's rule
+(:mod:`tribunal.programs.mqm.fixed_demos`), ``seeded`` a seeded random choice. Either way a run's
+demos are reproducible; optimizers may replace them.
 """
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Iterable, Protocol, get_args
+from typing import Any, Iterable, Protocol, get_args
 
 import dspy
 
@@ -45,13 +47,14 @@ def split_category(category: str) -> tuple[str, str]:
     return dimension.strip().lower(), sub.strip().lower()
 
 
-def dimension_errors(rows: Iterable[HumanAnnotation], dimension: str) -> list | None:
+def dimension_errors(rows: Iterable[HumanAnnotation], dimension: str, model: type | None = None) -> list | None:
     """The annotations of ``dimension`` as the dimension agent's typed errors, or None if one does not fit.
 
     ``rows`` are :class:`MQMRow` or anything with the same ``category``, ``severity``, ``span`` and
     ``is_source_error`` (e.g. the human labels of a training example, :mod:`tribunal.programs.mqm.labels`).
+    ``model`` is the error type (default: the brief assessor's, ``signatures/mqm/dimensions.py``).
     """
-    model = ASSESSORS[dimension].output_fields["errors"].annotation.__args__[0]
+    model = model or ASSESSORS[dimension].output_fields["errors"].annotation.__args__[0]
     allowed = set(get_args(model.model_fields["subcategory"].annotation))
     typed = []
     for row in rows:
@@ -95,6 +98,22 @@ def dimension_demos(root: str | Path, lp: str, per_dimension: int, seed: int = 0
             chosen.insert(0, _example(rng.choice(clean), pool_lp, []))
         demos[dimension] = chosen[:per_dimension]
     return demos
+
+
+def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, list[dspy.Example]]:
+    """``{predictor name: demos}`` for an M-MAD program built from ``config`` (an ``MMADConfig``).
+
+    ``fixed`` (paper preset): ``count`` demos per stage-1 agent, the coupled agent of the stage-1
+    ablation included; ``seeded`` (lean preset): ``count`` per dimension agent, none without stage 1.
+    """
+    if count <= 0:
+        return {}
+    coupled = "stage1" in config.ablate
+    if config.demo_rule == "fixed":
+        from tribunal.programs.mqm.fixed_demos import fixed_demos
+
+        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline")
+    return {} if coupled else dimension_demos(root, lp, count)
 
 
 def gemba_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:

@@ -1,14 +1,18 @@
 """M-MAD (Feng et al., ACL 2025): dimension agents, a debate per dimension, a final judge.
 
+``MMADConfig.preset`` picks the protocol (:mod:`tribunal.programs.mqm.presets`):
+- ``paper`` (default) reproduces the published code: stage-1 agents under one shared MQM guideline;
+  only dimensions with a major error or non-translation are debated; the opposer opens with the
+  stage-1 annotations downgraded to minor; both debaters re-examine with the minor-leaning guidance;
+  a separate yes/no consensus check after each round; the final judge keeps the most severe error
+  per span (accuracy > fluency > terminology > style on ties) and may declare non-translation.
+- ``lean`` is tribunal's cost-saving variant: every dimension with an error is debated by free
+  stance debaters, consensus is read from their typed answers, the stage-1 rationale is the
+  defender's opening (round 1 costs one call), and the judge is skipped when no error is left.
+
 Stage switches give the paper's ablations: without stage 1 one coupled MQM template replaces the
 four agents; without stage 2 the stage-1 verdicts go straight to the judge; without stage 3 the
-debated verdicts are concatenated. Cost rules (each a documented switch):
-- a dimension with nothing to debate costs no debate calls;
-- consensus is read from the debaters' typed answers (``consensus_check="inline"``);
-- ``opening="stage1"``: the stage-1 agent's rationale is the defender's first turn, so round 1
-  costs one call (the opposer's); ``opening="debater"`` spends a defender call on it;
-- ``judge_policy="if-errors"``: when no dimension has an error left, the final judge is skipped
-  and the score is 0 (the judge only removes errors, so it could not change that verdict).
+debated verdicts are concatenated. A dimension with nothing to debate costs no debate call.
 
 The four stage-1 agents are independent, and so are the debates of different dimensions: under a
 runner's scheduler with an executor each group runs concurrently
@@ -19,12 +23,15 @@ order either way, and without a scheduler the calls run one after another, as li
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Any, Literal
 
 import dspy
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from tribunal.programs.mqm.debate import DebateCase, make_strategy
+from tribunal.programs.mqm.merging import merge_most_severe
+from tribunal.programs.mqm.minor_leaning import worth_debating
+from tribunal.programs.mqm.presets import with_preset
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import wmt_mqm_score
@@ -33,22 +40,58 @@ from tribunal.signatures.mqm.debater import TOPICS
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.errors import DIMENSIONS, DimensionError, tag
 from tribunal.signatures.mqm.final_judge import FinalJudgment
+from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCoupledAssessment
+from tribunal.signatures.mqm.merging_judge import MergingJudgment
 
 Stage = Literal["stage1", "stage2", "stage3"]
 
 
 class MMADConfig(BaseModel):
-    """Every switch of an M-MAD program (part of the run's signature)."""
+    """Every switch of an M-MAD program (part of the run's signature); unset switches come from ``preset``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    preset: Literal["paper", "lean"] = "paper"
     strategy: str = "consensus"
     rounds: int = Field(3, ge=1, le=10)
     topic: Literal["severity", "category", "free"] = "severity"
     ablate: tuple[Stage, ...] = ()
-    opening: Literal["stage1", "debater"] = "stage1"
-    consensus_check: Literal["inline", "separate"] = "inline"
-    judge_policy: Literal["if-errors", "always"] = "if-errors"
+    assessors: Literal["guideline", "brief"] = "guideline"
+    debated: Literal["major", "any"] = "major"
+    debaters: Literal["minor-leaning", "free"] = "minor-leaning"
+    opening: Literal["downgraded", "stage1", "debater"] = "downgraded"
+    consensus_check: Literal["separate", "inline"] = "separate"
+    judge: Literal["most-severe", "most-fitting"] = "most-severe"
+    judge_policy: Literal["if-stage1-errors", "if-errors", "always"] = "if-stage1-errors"
+    demo_rule: Literal["fixed", "seeded"] = "fixed"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_preset(cls, data: Any) -> Any:
+        return with_preset(data) if isinstance(data, dict) else data
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "MMADConfig":
+        if self.debaters == "minor-leaning":
+            if self.opening != "downgraded":
+                raise ValueError(f"opening={self.opening} needs debaters=free, e.g. preset=lean (the minor-leaning "
+                                 "debaters open with the stage-1 annotations and their downgrade)")
+            if self.topic != "severity":
+                raise ValueError(f"topic={self.topic} needs debaters=free, e.g. preset=lean (the minor-leaning "
+                                 "debaters debate severity)")
+            if self.strategy == "consultancy-review":
+                raise ValueError("consultancy-review has a single debater: use preset=lean (or debaters=free)")
+            if self.strategy == "consensus" and self.consensus_check != "separate":
+                raise ValueError("consensus_check=inline needs debaters=free, e.g. preset=lean (the minor-leaning "
+                                 "debaters give no agreement flag; consensus is the separate check)")
+        elif self.opening == "downgraded":
+            raise ValueError("opening=downgraded needs debaters=minor-leaning")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _always_name_preset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Exports and logged configs drop defaults; the preset must survive a change of default.
+        return {"preset": self.preset, **handler(self)}
 
 
 def _as_dimension(errors: list[DimensionError], dimension: str) -> list[DimensionError]:
@@ -56,53 +99,72 @@ def _as_dimension(errors: list[DimensionError], dimension: str) -> list[Dimensio
 
 
 class MMAD(dspy.Module):
-    """The M-MAD judge; ``forward`` returns ``errors``, ``score`` and a ``transcript``."""
+    """The M-MAD judge; ``forward`` returns ``errors``, ``score``, a ``transcript`` and ``debates``."""
 
     def __init__(self, config: MMADConfig | None = None, lms: RoleLMs | None = None):
         super().__init__()
         self.config = config = config or MMADConfig()
         self.lms = lms
+        guided = config.assessors == "guideline"
         if "stage1" in config.ablate:
-            self.coupled = dspy.Predict(CoupledAssessment)
+            self.coupled = dspy.Predict(GuidedCoupledAssessment if guided else CoupledAssessment)
         else:
             for dimension in DIMENSIONS:
-                setattr(self, dimension, dspy.Predict(ASSESSORS[dimension]))
+                setattr(self, dimension, dspy.Predict((GUIDED_ASSESSORS if guided else ASSESSORS)[dimension]))
         if "stage2" not in config.ablate:
-            self.debate = make_strategy(config.strategy, rounds=config.rounds, lms=lms,
+            self.debate = make_strategy(config.strategy, rounds=config.rounds, lms=lms, debaters=config.debaters,
                                         separate_check=config.consensus_check == "separate")
         if "stage3" not in config.ablate:
-            self.judge = dspy.Predict(FinalJudgment)
+            self.judge = dspy.Predict(MergingJudgment if config.judge == "most-severe" else FinalJudgment)
 
     def assess(self, langs: dict, source: str, translation: str, transcript: list) -> tuple[dict, dict]:
-        """Stage 1: ``({dimension: errors}, {dimension: rationale})``."""
+        """Stage 1: ``({dimension: errors}, {dimension: rationale})`` (rationale "" for guided agents)."""
         found: dict[str, list[DimensionError]] = {}
         rationale: dict[str, str] = {}
         if "stage1" in self.config.ablate:
             out = invoke(self.lms, "coupled", "stage1", self.coupled, source=source, translation=translation, **langs)
+            reason = getattr(out, "rationale", "") or ""
             for dimension in DIMENSIONS:
                 found[dimension] = [e for e in out.errors if e.dimension == dimension]
-                rationale[dimension] = out.rationale
-            transcript.append({"stage": "stage1", "role": "coupled", "rationale": out.rationale,
+                rationale[dimension] = reason
+            transcript.append({"stage": "stage1", "role": "coupled", "rationale": reason,
                                "errors": [e.model_dump() for e in out.errors]})
             return found, rationale
         calls = [functools.partial(invoke, self.lms, dimension, "stage1", getattr(self, dimension),
                                    source=source, translation=translation, **langs) for dimension in DIMENSIONS]
         for dimension, out in zip(DIMENSIONS, fan_out(calls)):  # the transcript keeps DIMENSIONS order
             found[dimension] = tag(out.errors, dimension)
-            rationale[dimension] = out.rationale
-            transcript.append({"stage": "stage1", "role": dimension, "rationale": out.rationale,
+            rationale[dimension] = getattr(out, "rationale", "") or ""
+            transcript.append({"stage": "stage1", "role": dimension, "rationale": rationale[dimension],
                                "errors": [e.model_dump() for e in found[dimension]]})
         return found, rationale
+
+    def debated(self, errors: list[DimensionError]) -> bool:
+        """Whether a dimension's stage-1 errors go to debate (``MMADConfig.debated``)."""
+        return worth_debating(errors) if self.config.debated == "major" else bool(errors)
+
+    def final_judgment(self, langs: dict, source: str, translation: str, verdicts: dict) -> tuple[list, dict]:
+        """Stage 3: ``(final errors, transcript entry)``."""
+        if self.config.judge == "most-fitting":
+            merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
+            out = invoke(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+                         verdicts=merged, **langs)
+            return list(out.errors), {}
+        out = invoke(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+                     **{f"{d}_annotations": verdicts[d] for d in DIMENSIONS}, **langs)
+        final = merge_most_severe(list(out.errors), translation)
+        return final, {"analysis": out.analysis, "answered": [e.model_dump() for e in out.errors]}
 
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         langs = dict(source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []
         verdicts, rationale = self.assess(langs, source, translation, transcript)
+        found = any(verdicts[d] for d in DIMENSIONS)
         debates: dict[str, dict] = {}
         if "stage2" not in self.config.ablate:
             cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
-                                opening=rationale[dimension] if self.config.opening == "stage1" else None)
-                     for dimension in DIMENSIONS if verdicts[dimension]]  # nothing to debate: no call
+                                opening=rationale[dimension] if self.config.opening == "stage1" else None, **langs)
+                     for dimension in DIMENSIONS if self.debated(verdicts[dimension])]  # no debate: no call
             outcomes = fan_out([functools.partial(self.debate, case) for case in cases])
             for case, outcome in zip(cases, outcomes):
                 dimension = case.dimension
@@ -112,14 +174,15 @@ class MMAD(dspy.Module):
                 transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
                                    "turns": case.turns})
         merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
+        policy = self.config.judge_policy
         if "stage3" in self.config.ablate:
             final = merged
-        elif not merged and self.config.judge_policy == "if-errors":
+        elif (policy == "if-errors" and not merged) or (policy == "if-stage1-errors" and not found):
             final = []
-            transcript.append({"stage": "stage3", "role": "judge", "skipped": "no errors left to judge"})
+            reason = "no errors left to judge" if policy == "if-errors" else "stage 1 found no error"
+            transcript.append({"stage": "stage3", "role": "judge", "skipped": reason})
         else:
-            out = invoke(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
-                         verdicts=merged, **langs)
-            final = list(out.errors)
-            transcript.append({"stage": "stage3", "role": "judge", "errors": [e.model_dump() for e in final]})
+            final, extra = self.final_judgment(langs, source, translation, verdicts)
+            transcript.append({"stage": "stage3", "role": "judge", **extra,
+                               "errors": [e.model_dump() for e in final]})
         return dspy.Prediction(errors=final, score=wmt_mqm_score(final), transcript=transcript, debates=debates)

@@ -3,6 +3,9 @@
 ``interactive-review``: defender and opposer speak each round, then the reviewer either decides or
 asks questions the next round answers. ``consultancy-review``: a single consultant (defending the
 stage-1 verdict) talks directly with the reviewer. The reviewer must decide in the last round.
+With ``debaters="minor-leaning"`` the interactive review's two sides are the published debaters
+(openings without a call, then both re-examine at once each round, reading the reviewer's questions);
+the consultancy has a single debater, so it runs free debaters only.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
+from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.signatures.mqm.debater import DebateTurn
 from tribunal.signatures.mqm.reviewer import ReviewTurn
@@ -26,16 +30,25 @@ class _ReviewedDebate(dspy.Module):
     def predictor(self, side: str):
         return getattr(self, side)
 
+    def speak(self, case: DebateCase, round_: int) -> None:
+        """Every side's turn of one round."""
+        if hasattr(self, "debaters"):
+            if round_ == 1:
+                self.debaters.open(case)
+            self.debaters.speak(case, round_)
+            return
+        for side in self.sides:
+            if side != "opposer" and round_ == 1 and case.opening is not None:
+                case.add_turn(side, 1, case.opening, case.assessment, source="stage1")
+                continue
+            stance = "oppose" if side == "opposer" else "defend"
+            role = "opposer" if side == "opposer" else "defender"
+            out = invoke(self.lms, role, STAGE, self.predictor(side), stance=stance, **case.inputs())
+            case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
+
     def forward(self, case: DebateCase) -> DebateOutcome:
         for round_ in range(1, self.rounds + 1):
-            for side in self.sides:
-                if side != "opposer" and round_ == 1 and case.opening is not None:
-                    case.add_turn(side, 1, case.opening, case.assessment, source="stage1")
-                    continue
-                stance = "oppose" if side == "opposer" else "defend"
-                role = "opposer" if side == "opposer" else "defender"
-                out = invoke(self.lms, role, STAGE, self.predictor(side), stance=stance, **case.inputs())
-                case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
+            self.speak(case, round_)
             final = round_ == self.rounds
             review = invoke(self.lms, "reviewer", STAGE, self.reviewer, final_round=final, **case.inputs())
             case.add_turn("reviewer", round_, review.questions or "decided", review.errors,
@@ -49,16 +62,21 @@ class _ReviewedDebate(dspy.Module):
 class InteractiveReview(_ReviewedDebate):
     sides = ("defender", "opposer")
 
-    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, **kwargs: object):
+    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, debaters: str = "free", **kwargs: object):
         super().__init__(rounds, lms)
-        self.defender = dspy.Predict(DebateTurn)
-        self.opposer = dspy.Predict(DebateTurn)
+        if debaters == "minor-leaning":
+            self.debaters = MinorLeaningDebaters(lms)
+        else:
+            self.defender = dspy.Predict(DebateTurn)
+            self.opposer = dspy.Predict(DebateTurn)
 
 
 @register_strategy("consultancy-review")
 class ConsultancyReview(_ReviewedDebate):
     sides = ("consultant",)
 
-    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, **kwargs: object):
+    def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, debaters: str = "free", **kwargs: object):
+        if debaters != "free":
+            raise ValueError("consultancy-review has a single debater: it runs free debaters only (debaters=free)")
         super().__init__(rounds, lms)
         self.consultant = dspy.Predict(DebateTurn)

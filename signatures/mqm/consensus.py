@@ -1,4 +1,8 @@
-"""A separate consensus check after a debate round (the original M-MAD's extra call; optional here)."""
+"""The consensus check after a debate round: a separate yes/no call, as in the published M-MAD code.
+
+It sees only the two agents' latest annotations. On "yes" the debate ends with the first agent's
+(the defender's) annotations.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,9 @@ from tribunal.signatures.mqm.errors import DimensionError
 
 
 class ConsensusCheck(dspy.Signature):
-    """Read the debate between the two annotators and decide whether they have reached consensus on the
-    errors of this dimension. If they have, give the error list they agree on."""
+    """Compare the error annotations provided by two agents for the same machine-translated segment.
+    Determine if the annotations are essentially consistent."""
 
-    dimension: str = dspy.InputField()
-    debate: str = dspy.InputField()
-    consensus: bool = dspy.OutputField()
-    agreed: list[DimensionError] = dspy.OutputField(desc="the agreed errors (empty if no consensus)")
+    first_annotations: list[DimensionError] = dspy.InputField()
+    second_annotations: list[DimensionError] = dspy.InputField()
+    consensus: bool = dspy.OutputField(desc="yes if they are consistent, no if they are inconsistent")

@@ -18,6 +18,8 @@ AccuracySubcategory = Literal["mistranslation", "addition", "omission", "untrans
 FluencySubcategory = Literal["grammar", "spelling", "punctuation", "register", "inconsistency", "character encoding"]
 StyleSubcategory = Literal["awkward", "unidiomatic", "inconsistent style"]
 TerminologySubcategory = Literal["inappropriate for context", "inconsistent use of terminology"]
+NON_TRANSLATION = "non-translation"
+"""A translation too garbled or unrelated to the source to name distinct errors: one error spanning it all."""
 
 
 class MQMError(BaseModel):
@@ -47,11 +49,35 @@ class TerminologyError(MQMError):
     subcategory: TerminologySubcategory
 
 
+class GuidedFluencyError(MQMError):
+    """A fluency error under the shared MQM guideline (the paper preset): non-translation allowed."""
+
+    subcategory: Literal[FluencySubcategory, "non-translation"]
+
+
+class GuidedStyleError(MQMError):
+    """A style error under the shared MQM guideline: "awkward" is the only subcategory."""
+
+    subcategory: Literal["awkward", "non-translation"]
+
+
+class GuidedTerminologyError(MQMError):
+    """A terminology error under the shared MQM guideline: non-translation allowed."""
+
+    subcategory: Literal[TerminologySubcategory, "non-translation"]
+
+
 class DimensionError(MQMError):
     """An error tagged with its MQM dimension: what debaters, reviewers and the final judge exchange."""
 
     dimension: Dimension
 
+
+GUIDED_ERRORS: dict[str, type[MQMError]] = {
+    "accuracy": AccuracyError, "fluency": GuidedFluencyError, "style": GuidedStyleError,
+    "terminology": GuidedTerminologyError,
+}
+"""Each dimension's error type under the shared MQM guideline (every agent may report non-translation)."""
 
 GembaSeverity = Literal["critical", "major", "minor"]
 GembaCategory = Literal["accuracy", "fluency", "style", "terminology", "non-translation", "other"]

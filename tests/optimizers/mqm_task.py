@@ -16,8 +16,11 @@ from typing import Any, get_args
 
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
 from tribunal.signatures.mqm.dimensions import ASSESSORS
+from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS
 
-DIMENSION_OF = {cls.__name__: dimension for dimension, cls in ASSESSORS.items()}
+AGENTS = {cls.__name__: cls for cls in [*ASSESSORS.values(), *GUIDED_ASSESSORS.values()]}  # lean, paper preset
+DIMENSION_OF = {cls.__name__: dimension for agents in (ASSESSORS, GUIDED_ASSESSORS)
+                for dimension, cls in agents.items()}
 LP = "en-de"
 
 
@@ -41,7 +44,7 @@ def human_errors() -> dict[str, list[dict[str, Any]]]:
 
 
 def _allowed(signature: str) -> set[str]:
-    model = ASSESSORS[DIMENSION_OF[signature]].output_fields["errors"].annotation.__args__[0]
+    model = AGENTS[signature].output_fields["errors"].annotation.__args__[0]
     return set(get_args(model.model_fields["subcategory"].annotation))
 
 
@@ -59,7 +62,8 @@ def annotator(name: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
         allowed = _allowed(name)
         mine = [{k: e[k] for k in ("span", "subcategory", "severity", "is_source_error")} for e in errors
                 if e["dimension"] == DIMENSION_OF[name] and e["subcategory"] in allowed]
-        return {"rationale": "as annotated", "errors": mine}
+        return {"rationale": "as annotated", "errors": mine} if "rationale" in AGENTS[name].output_fields \
+            else {"errors": mine}
     if name == "ErrorAnalysis":
         major = sum(e["severity"] == "major" for e in errors)
         return {"analysis": "as annotated", "major_errors": major, "minor_errors": len(errors) - major}

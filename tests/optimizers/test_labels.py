@@ -87,7 +87,7 @@ def test_labeled_few_shot_gives_each_predictor_its_typed_demos(ted):
     demos = {path: p.demos for path, p in compiled.named_predictors()}
     assert all(len(demos[d]) == 3 for d in ("accuracy", "style", "terminology")) and len(demos["fluency"]) == 3
     assert all(isinstance(e, AccuracyError) for d in demos["accuracy"] for e in d.errors)
-    assert demos["judge"] == [] and demos["debate.defender"] == []  # no human label for these
+    assert demos["judge"] == [] and demos["debate.debaters.accuracy"] == []  # no human label for these
     raw = LabelledFewShot(k=2).compile(ToyJudge(), trainset=toy_examples(4))  # no labeler: DSPy's behaviour
     assert raw.judge.demos == dspy.teleprompt.LabeledFewShot(k=2).compile(ToyJudge(), trainset=toy_examples(4)) \
         .judge.demos

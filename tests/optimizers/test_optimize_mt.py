@@ -87,9 +87,9 @@ def test_mmad_labeled_with_settings(tmp_path, scripted_engine):
                               train=TRAIN, dev=DEV, lm="openai/judge", threads=2, out=tmp_path / "mmad.json")
     result = run_optimize(request, TrackingSettings(enabled=False))
     assert result.tuned.score > result.untuned.score + 0.1 and result.tuned.unscored == 0
-    assert "|set:ablate=stage2|" in result.signature
+    assert "|set:ablate=stage2,preset=paper|" in result.signature
     program, document = load_program(result.out, expected_name="mmad")
-    assert document["program"]["config"] == {"ablate": ["stage2"]}
+    assert document["program"]["config"] == {"preset": "paper", "ablate": ["stage2"]}
     paths = [path for path, _ in program.named_predictors()]
     assert paths == ["accuracy", "fluency", "style", "terminology", "judge"]  # rebuilt without the debate
     assert all(len(getattr(program, d).demos) == 2 for d in ("accuracy", "fluency", "style", "terminology"))

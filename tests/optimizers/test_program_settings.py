@@ -25,10 +25,11 @@ def test_assignments_are_parsed_strictly():
 
 def test_mmad_settings_go_through_mmadconfig_and_back():
     config = program_config("mmad", {"strategy": "deliberation", "rounds": "2", "ablate": "stage3, stage1"})
-    assert config == {"strategy": "deliberation", "rounds": 2, "ablate": ["stage3", "stage1"]}
-    assert program_config("mmad", {"rounds": "3"}) == {}  # a default is no setting: same program, same config
+    assert config == {"preset": "paper", "strategy": "deliberation", "rounds": 2, "ablate": ["stage3", "stage1"]}
+    assert program_config("mmad", {"rounds": "3"}) == {"preset": "paper"}  # a default is no setting; the preset
+    # is always recorded, so an export keeps its protocol if the default preset ever changes
     resolved = resolve_program("mmad", expected_kind="mt", settings={"strategy": "deliberation", "ablate": "stage1"})
-    assert resolved.config == {"strategy": "deliberation", "ablate": ["stage1"]}
+    assert resolved.config == {"preset": "paper", "strategy": "deliberation", "ablate": ["stage1"]}
     assert resolved.program.config.strategy == "deliberation" and hasattr(resolved.program, "coupled")
     assert "debate.judge" in [path for path, _ in resolved.program.named_predictors()]
 
@@ -38,7 +39,7 @@ def test_export_records_the_config_and_loading_rebuilds_the_same_structure(tmp_p
     path = write_export(export_document(resolved.program, "mmad", resolved.config, {}), tmp_path / "mmad.json")
     assert program_identity(resolved.program) != program_identity(MMAD())  # the settings change the structure
     loaded, document = load_program(path, expected_name="mmad")
-    assert document["program"]["config"] == {"strategy": "interactive-review", "ablate": ["stage3"]}
+    assert document["program"]["config"] == {"preset": "paper", "strategy": "interactive-review", "ablate": ["stage3"]}
     assert program_identity(loaded) == program_identity(resolved.program) and not hasattr(loaded, "judge")
     again = resolve_program(str(path))
     assert again.config == resolved.config and again.program.config == resolved.program.config
@@ -52,8 +53,9 @@ def test_equiv_rubric_is_a_constructor_setting(tmp_path):
 
 
 @pytest.mark.parametrize("program, settings, message", [
-    ("mmad", {"strategy": "shouting"}, "program mmad with strategy=shouting: unknown debate strategy 'shouting'"),
-    ("mmad", {"rubric": "full"}, "--set rubric: program mmad has no such setting .known: ablate, consensus_check"),
+    ("mmad", {"strategy": "shouting"}, "program mmad with preset=paper, strategy=shouting: unknown debate strategy"),
+    ("mmad", {"rubric": "full"},
+     "--set rubric: program mmad has no such setting .known: ablate, assessors, consensus_check"),
     ("mmad", {"rounds": "many"}, "--set rounds=many: Input should be a valid integer"),
     ("mmad", {"ablate": "stage4"}, "--set ablate=stage4: Input should be 'stage1', 'stage2' or 'stage3'"),
     ("mmad", {"rounds": "0"}, "--set rounds=0: Input should be greater than or equal to 1"),

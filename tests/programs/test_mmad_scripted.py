@@ -1,4 +1,7 @@
-"""M-MAD and the baselines on a scripted offline LM: errors, scores and the exact LM calls per stage."""
+"""M-MAD (lean preset) and the baselines on a scripted offline LM: errors, scores and the exact LM calls per stage.
+
+The paper preset has its own file, ``test_mmad_paper.py``.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,10 @@ SOURCE, TRANSLATION = "The cat sat on the mat.", "Die Katze sass auf der Matte .
 ACC = {"span": "sass", "subcategory": "mistranslation", "severity": "major", "is_source_error": False}
 FLU = {"span": " .", "subcategory": "punctuation", "severity": "minor", "is_source_error": False}
 ASSESSORS = ("AccuracyAssessment", "FluencyAssessment", "StyleAssessment", "TerminologyAssessment")
+
+
+def lean(**switches) -> MMADConfig:
+    return MMADConfig(preset="lean", **switches)
 
 
 def script(found: dict[str, list], opposer_agrees=(True,), defender_agrees=(False,), **fixed):
@@ -47,20 +54,20 @@ def run(config: MMADConfig | None, responder, program=None):
 
 
 def test_clean_segment_costs_four_calls_and_skips_the_judge():
-    out, calls = run(MMADConfig(), script({}))
+    out, calls = run(lean(), script({}))
     assert calls == list(ASSESSORS)
     assert out.score == 0 and out.errors == []
 
 
 def test_consensus_in_round_one_costs_one_debate_call_per_debated_dimension():
-    out, calls = run(MMADConfig(), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(True,)))
+    out, calls = run(lean(), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(True,)))
     assert calls == [*ASSESSORS, "DebateTurn", "FinalJudgment"]
     assert out.debates["accuracy"] == {"rounds": 1, "consensus": True, "decided_by": "opposer conceded"}
     assert [e.span for e in out.errors] == ["sass"] and out.score == -5
 
 
 def test_defender_concession_in_round_two_takes_the_opposers_position():
-    out, calls = run(MMADConfig(), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False,),
+    out, calls = run(lean(), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False,),
                                           defender_agrees=(True,)))
     assert calls == [*ASSESSORS, "DebateTurn", "DebateTurn", "FinalJudgment"]
     assert out.errors[0].severity == "minor" and out.score == -1
@@ -68,23 +75,27 @@ def test_defender_concession_in_round_two_takes_the_opposers_position():
 
 
 def test_no_consensus_runs_all_rounds_and_the_stage1_side_stands():
-    out, calls = run(MMADConfig(rounds=2), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
+    out, calls = run(lean(rounds=2), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
                                                   defender_agrees=(False,)))
     assert calls.count("DebateTurn") == 3  # A2 r1 (A1's opening is the stage-1 rationale), A1 r2, A2 r2
     assert out.debates["accuracy"]["consensus"] is False and out.score == -5
 
 
-def test_debater_opening_and_separate_consensus_check_restore_the_original_protocol():
-    config = MMADConfig(opening="debater", consensus_check="separate")
+def test_debater_opening_and_separate_consensus_check_spend_the_calls_the_switches_name():
+    config = lean(opening="debater", consensus_check="separate")
+    checked = []
     responder = script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False,),
-                       ConsensusCheck={"consensus": True, "agreed": [ACC | {"dimension": "accuracy"}]})
+                       ConsensusCheck=lambda inputs: checked.append(inputs) or {"consensus": True})
     out, calls = run(config, responder)
     assert calls == [*ASSESSORS, "DebateTurn", "DebateTurn", "ConsensusCheck", "FinalJudgment"]
     assert out.debates["accuracy"]["decided_by"] == "consensus check"
+    assert checked[0]["first_annotations"][0]["severity"] == "major"  # the defender's position...
+    assert checked[0]["second_annotations"][0]["severity"] == "minor"  # ... against the opposer's
+    assert out.score == -5  # on consensus the defender's annotations stand
 
 
 def test_minor_punctuation_weighs_a_tenth_and_two_dimensions_debate_separately():
-    out, calls = run(MMADConfig(), script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]},
+    out, calls = run(lean(), script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]},
                                           opposer_agrees=(True, True)))
     assert calls.count("DebateTurn") == 2 and calls[-1] == "FinalJudgment"
     assert out.score == pytest.approx(-5.1)
@@ -92,7 +103,7 @@ def test_minor_punctuation_weighs_a_tenth_and_two_dimensions_debate_separately()
 
 def test_deliberation_runs_fixed_rounds_then_the_debate_judge_decides():
     verdict = {"errors": [ACC | {"dimension": "accuracy", "severity": "minor"}]}
-    out, calls = run(MMADConfig(strategy="deliberation", rounds=2),
+    out, calls = run(lean(strategy="deliberation", rounds=2),
                      script({"AccuracyAssessment": [ACC]}, opposer_agrees=(True, True), DebateVerdict=verdict))
     assert calls == [*ASSESSORS, "DebateTurn", "DebateTurn", "DebateTurn", "DebateVerdict", "FinalJudgment"]
     assert out.score == -1
@@ -102,7 +113,7 @@ def test_deliberation_runs_fixed_rounds_then_the_debate_judge_decides():
 def test_review_strategies_stop_when_the_reviewer_decides(strategy, debaters):
     reviews = [{"questions": "is it major?", "decided": False, "errors": []},
                {"questions": "", "decided": True, "errors": [ACC | {"dimension": "accuracy"}]}]
-    out, calls = run(MMADConfig(strategy=strategy), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
+    out, calls = run(lean(strategy=strategy), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
                                                           ReviewTurn=lambda _: reviews.pop(0)))
     assert calls.count("ReviewTurn") == 2 and calls.count("DebateTurn") == debaters
     assert out.debates["accuracy"]["rounds"] == 2 and out.score == -5
@@ -110,23 +121,23 @@ def test_review_strategies_stop_when_the_reviewer_decides(strategy, debaters):
 
 def test_ablation_without_stage1_uses_the_coupled_template():
     coupled = {"rationale": "", "errors": [ACC | {"dimension": "accuracy"}]}
-    out, calls = run(MMADConfig(ablate=("stage1",)), script({}, CoupledAssessment=coupled))
+    out, calls = run(lean(ablate=("stage1",)), script({}, CoupledAssessment=coupled))
     assert calls == ["CoupledAssessment", "DebateTurn", "FinalJudgment"] and out.score == -5
 
 
 def test_ablation_without_stage2_sends_stage1_verdicts_to_the_judge():
-    out, calls = run(MMADConfig(ablate=("stage2",)), script({"AccuracyAssessment": [ACC]}))
+    out, calls = run(lean(ablate=("stage2",)), script({"AccuracyAssessment": [ACC]}))
     assert calls == [*ASSESSORS, "FinalJudgment"] and out.debates == {}
 
 
 def test_ablation_without_stage3_concatenates_the_debated_verdicts():
-    out, calls = run(MMADConfig(ablate=("stage3",)), script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]},
+    out, calls = run(lean(ablate=("stage3",)), script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]},
                                                            opposer_agrees=(True, True)))
     assert "FinalJudgment" not in calls and out.score == pytest.approx(-5.1)
 
 
 def test_judge_policy_always_calls_the_judge_on_a_clean_segment():
-    _, calls = run(MMADConfig(judge_policy="always"), script({}))
+    _, calls = run(lean(judge_policy="always"), script({}))
     assert calls == [*ASSESSORS, "FinalJudgment"]
 
 

@@ -118,7 +118,7 @@ def run_scheduled(config: MMADConfig, responder, slots: int):
 
 def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_slots():
     responder = script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]}, opposer_agrees=(True, True))
-    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), responder, slots=4)
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), responder, slots=4)
     assert Counter(calls[:4]) == Counter(ASSESSORS)  # the same stage-1 calls, in any order
     assert calls[4:] == ["DebateTurn", "DebateTurn", "FinalJudgment"]
     assert peak == slot_peak == 4, "the four dimension agents overlap, no more than the slots allow"
@@ -129,7 +129,7 @@ def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_
 
 
 def test_one_call_slot_serialises_the_fanned_out_calls():
-    out, calls, peak, slot_peak = run_scheduled(MMADConfig(), script({}), slots=1)
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), script({}), slots=1)
     assert Counter(calls) == Counter(ASSESSORS) and peak == slot_peak == 1 and out.score == 0
 
 
@@ -143,3 +143,31 @@ def test_a_fanned_out_call_does_not_fan_out_again():
     with ThreadPoolExecutor(1, thread_name_prefix="only") as pool, scheduled(Scheduler(None, pool)):
         here, there = fan_out([outer, outer])  # with one worker, a nested submit would wait forever
     assert len(set(here)) == 2 and set(there) == {"only_0"}
+
+
+def test_paper_debaters_speak_at_once_under_a_scheduler():
+    from tests.support.mqm_fakes import synthetic_judge
+
+    state, lock = {"now": 0, "peak": 0}, threading.Lock()
+
+    def responder(name, inputs):
+        if not name.endswith("Reexamination"):
+            return synthetic_judge(name, inputs)
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return synthetic_judge(name, inputs)
+
+    translation = next(t for t in (f"Satz {i} mit Wort{'x' * i}" for i in range(60))
+                       if any(t.split()[-1] == e["span"] and e["severity"] == "major" for e in
+                              synthetic_judge("AccuracyAssessment", {"translation": t})["errors"]))
+    engine = ScriptedEngine(responder)
+    program = MMAD(MMADConfig(), RoleLMs(dspy.LM("scripted/judge", engine=engine, cache=False)))
+    with ThreadPoolExecutor(8) as pool, scheduled(Scheduler(CallSlots(4), pool)):
+        out = program(source=SOURCE, translation=translation, source_lang="English", target_lang="German")
+    assert "accuracy" in out.debates and state["peak"] >= 2  # A1 and A2 of a round overlap
+    turns = next(t for t in out.transcript if t.get("dimension") == "accuracy")["turns"]
+    assert [t["role"] for t in turns[:4]] == ["defender", "opposer", "defender", "opposer"]  # order kept

@@ -29,6 +29,7 @@ def test_gemba_scheme_caps_at_25_and_counts_five_errors():
 
 
 def test_original_mmad_call_count():
-    assert original_mmad_calls({}) == 5
+    assert original_mmad_calls({}) == 5  # 4 agents + the stage-1 merge call; no final judge on a clean segment
     assert original_mmad_calls({"accuracy": 1}) == 9
     assert original_mmad_calls({d: 3 for d in ("accuracy", "fluency", "style", "terminology")}) == 42
+    assert original_mmad_calls({}, found=True) == 6  # minor errors only: nothing debated, the judge still runs

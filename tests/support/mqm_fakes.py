@@ -21,19 +21,36 @@ from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
 from tribunal.signatures.mqm.final_judge import FinalJudgment
 from tribunal.signatures.mqm.gemba import GembaMQM
+from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCoupledAssessment
+from tribunal.signatures.mqm.merging_judge import MergingJudgment
+from tribunal.signatures.mqm.reexamination import REEXAMINATIONS
 from tribunal.signatures.mqm.reviewer import ReviewTurn
 
 SIGNATURES = {cls.__name__: cls for cls in [*ASSESSORS.values(), CoupledAssessment, ConsensusCheck, DebateVerdict,
-                                            DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn]}
+                                            DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn,
+                                            *GUIDED_ASSESSORS.values(), GuidedCoupledAssessment, MergingJudgment,
+                                            *REEXAMINATIONS.values()]}
 _FIRST_LINES = {name: cls.instructions.strip().split("\n")[0].strip() for name, cls in SIGNATURES.items()}
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n")
+_OBJECTIVE = "your objective is:"
+# The paper preset's signatures answer like their lean counterparts, so both presets see the same outcomes.
+LEAN_NAME = {GUIDED_ASSESSORS[d].__name__: ASSESSORS[d].__name__ for d in ASSESSORS} | {
+    GuidedCoupledAssessment.__name__: CoupledAssessment.__name__}
+DIMENSION_OF = {cls.__name__: d for d, cls in REEXAMINATIONS.items()}
 
 Responder = Callable[[str, dict[str, Any]], "dict[str, Any] | str"]
 
 
 def identify(system_text: str) -> str:
-    """The name of the signature whose instruction is in ``system_text``."""
-    found = [name for name, line in _FIRST_LINES.items() if line in system_text]
+    """The name of the signature whose instruction is in ``system_text``.
+
+    With DSPy's chat adapter the instruction follows "your objective is:"; it must start with the first line.
+    """
+    if _OBJECTIVE in system_text:
+        objective = system_text.split(_OBJECTIVE, 1)[1].lstrip()
+        found = [name for name, line in _FIRST_LINES.items() if objective.startswith(line)]
+    else:
+        found = [name for name, line in _FIRST_LINES.items() if line in system_text]
     if len(found) != 1:
         raise LookupError(f"cannot tell the signature from the system message (matches: {found})")
     return found[0]
@@ -117,14 +134,46 @@ SUBCATEGORY = {"AccuracyAssessment": "mistranslation", "FluencyAssessment": "gra
 ERROR_RATE = {"AccuracyAssessment": 45, "FluencyAssessment": 30, "StyleAssessment": 35, "TerminologyAssessment": 15}
 
 
+def _flip(errors: list) -> list:
+    return [dict(e, severity="minor" if e["severity"] == "major" else "major") for e in errors]
+
+
+def _reexamine(dimension: str, translation: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    """A published-protocol debater, converging in the round the lean debate would reach consensus.
+
+    Lean: consensus in round r when ``h_r = hash("agree", translation, dimension, r) % 100 < 60``, on the
+    stage-1 side except when the defender concedes (r >= 2, ``h_r < 30``). Here both agents give the same
+    annotations in that round (so the consensus check says yes), else A1 the stage-1 ones, A2 their flip.
+    """
+    debate = str(inputs.get("debate", ""))
+    round_ = debate.count("] you:")  # round 0 is the opening
+    defender = debate.startswith("[round 0] you:")  # A1's opening comes first in the transcript
+    lean = ASSESSORS[dimension].__name__
+    assessment = synthetic_judge(lean, {"translation": translation})["errors"]
+    h = _h("agree", translation, dimension, round_) % 100
+    if h < 60:
+        settled = _flip(assessment) if round_ >= 2 and h < 30 else assessment
+        return {"analysis": f"converged in round {round_}", "errors": settled}
+    return {"analysis": f"round {round_}", "errors": assessment if defender else _flip(assessment)}
+
+
 def synthetic_judge(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     """A deterministic stand-in for a real judge: outcomes depend only on a hash of the inputs.
 
     Stage-1 agents find one error (the translation's longest word) at fixed rates per dimension;
     the opposer concedes in round 1 with probability 0.6, the defender in later rounds with 0.3.
+    The paper preset's agents answer like their lean counterparts (:data:`LEAN_NAME`, :func:`_reexamine`).
     """
     translation = str(inputs.get("translation", ""))
     word = max(translation.split() or ["?"], key=len)
+    if name in LEAN_NAME:
+        answer = synthetic_judge(LEAN_NAME[name], inputs)
+        return {"errors": answer["errors"]}
+    if name in DIMENSION_OF:
+        return _reexamine(DIMENSION_OF[name], translation, inputs)
+    if name == "MergingJudgment":
+        return {"analysis": "synthetic", "errors": [e for d in ("accuracy", "fluency", "terminology", "style")
+                                                    for e in inputs.get(f"{d}_annotations") or []]}
     if name in ERROR_RATE:
         hit = _h(name, translation) % 100 < ERROR_RATE[name]
         severity = "major" if _h("sev", name, translation) % 3 == 0 else "minor"
@@ -139,7 +188,7 @@ def synthetic_judge(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
             position = [dict(e, severity="minor" if e["severity"] == "major" else "major") for e in position]
         return {"argument": f"{stance} round {round_}", "position": position, "agrees": bool(agrees and round_ > 0)}
     if name == "ConsensusCheck":
-        return {"consensus": _h("c", inputs.get("debate")) % 2 == 0, "agreed": []}
+        return {"consensus": inputs.get("first_annotations") == inputs.get("second_annotations")}
     if name in ("DebateVerdict",):
         return {"errors": inputs.get("assessment") or []}
     if name == "ReviewTurn":

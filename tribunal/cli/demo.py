@@ -79,7 +79,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking) -> None:
     console.rule(f"M-MAD on 5 WMT23 zh-en items with {model}")
     lm = LMSettings(model=model, api_base=os.environ.get("TRIBUNAL_API_BASE") or None,
                     api_key_env=os.environ.get("TRIBUNAL_API_KEY_ENV") or None)
-    demos = 2 if (wmt23.parent / "mqm-ted").is_dir() else 0
+    demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
     config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=5, rated_only=True, demos=demos,
                             demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=4)
     run_and_report(config, tracking)

@@ -17,6 +17,7 @@ def evaluate(
     lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en."),
     data: Optional[Path] = typer.Option(None, "--data", help="MTME folder (default: $TRIBUNAL_DATA/wmt23)."),
     program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt (default mmad), or a tuned export (.json) from `tribunal export`."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one, default) | lean (fewer calls)."),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="consensus | deliberation | interactive-review | consultancy-review."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Maximum debate rounds (default 3)."),
     ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="stage1 | stage2 | stage3 (repeatable)."),
@@ -36,7 +37,7 @@ def evaluate(
     processes: Optional[int] = typer.Option(
         None, "--processes", help="Worker processes sharing those calls (default 1; try 2+ at high concurrency)."
     ),
-    demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per dimension agent (default 2)."),
+    demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per M-MAD stage-1 agent (default: 4 fixed for paper, 2 for lean)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default tribunal-out/mt)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),
     retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again."),
@@ -57,8 +58,10 @@ def evaluate(
         roles = parse_role_lms(role_lm) if role_lm else None
     except (OSError, ValueError) as err:
         raise UserError(str(err)) from None
-    mmad = {"strategy": strategy, "rounds": rounds, "topic": topic, "ablate": list(ablate) if ablate else None}
-    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None,
+    mmad = {"preset": preset, "strategy": strategy, "rounds": rounds, "topic": topic,
+            "ablate": list(ablate) if ablate else None}
+    role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
+    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env, "cache": cache},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}

@@ -30,7 +30,7 @@ def make_fault():
     def fault(_number, name, inputs):
         translation = str(inputs.get("translation", ""))
         kind = fault_kind(translation)
-        if kind is None or name != "AccuracyAssessment":
+        if kind is None or name not in ("AccuracyAssessment", "GuidedAccuracyAssessment"):  # lean, paper preset
             return None
         with lock:
             first = translation not in seen
