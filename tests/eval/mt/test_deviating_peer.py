@@ -49,7 +49,7 @@ def test_an_unusable_answer_is_unscored_with_its_raw_text_kept(tmp_path, api_key
     import json
 
     def garbage_once(_number, name, inputs):
-        return "garbage" if name == "AccuracyAssessment" else None
+        return "garbage" if name.endswith("AccuracyAssessment") else None
 
     with loopback_server(synthetic_judge, garbage_once) as (api_base, _state):
         config = loopback_config(api_base, tmp_path / "garbage", lp="en-de", limit=2)

@@ -34,7 +34,9 @@ def test_each_role_reaches_its_own_server(tmp_path, monkeypatch):
             "--role-lm", f"debater=openai/debater@{debate_base}", "--out", str(tmp_path / "out"), "--no-track"])
     assert result.exit_code == 0, (result.output, result.exception)
     on_main, on_debate = Counter(h[0] for h in main.hits), Counter(h[0] for h in debate.hits)
-    assert set(on_debate) == {"DebateTurn"} and on_debate["DebateTurn"] > 0
-    assert "DebateTurn" not in on_main and on_main["FinalJudgment"] > 0 and on_main["AccuracyAssessment"] == 8
+    debate_turns = {"DebateTurn", *(f"{d}Reexamination" for d in ("Accuracy", "Fluency", "Style", "Terminology"))}
+    assert on_debate and set(on_debate) <= debate_turns  # the debaters' turns, and nothing else
+    assert not set(on_main) & debate_turns
+    assert on_main["MergingJudgment"] > 0 and on_main["GuidedAccuracyAssessment"] == 8  # judge and agents
     assert f"roles:debater=openai/debater@{debate_base}" in result.output.replace("\n", "")
     assert SECRET not in result.output
