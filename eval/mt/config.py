@@ -11,9 +11,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings
+from tribunal.programs.mqm.ape import APEConfig
+from tribunal.programs.mqm.esa import ESAConfig
+from tribunal.programs.mqm.fixed_demos import fixed_demo_count
 from tribunal.programs.mqm.mmad import MMADConfig
 
-DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
+DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt", "gemba-esa": "GEMBA-ESA",
+                 "mqm-ape": "MQM-APE"}
+# The section of the config holding a program's settings (programs not listed take none).
+SETTINGS_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
+# Programs whose only settings are ablation switches (named ``-no-<switch>`` in the metric name).
+_ABLATION_ONLY = ("gemba-esa", "mqm-ape")
 
 
 class EvaluateConfig(BaseModel):
@@ -23,10 +31,12 @@ class EvaluateConfig(BaseModel):
 
     data: Path | None = None
     lp: str
-    program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
     program_file: Path | None = Field(None, description="a tuned export (tribunal export) of `program` to run")
     program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
     mmad: MMADConfig = MMADConfig()
+    esa: ESAConfig = ESAConfig()
+    ape: APEConfig = APEConfig()
     lm: LMSettings
     role_lms: dict[str, str] = {}
     systems: list[str] | None = None
@@ -48,10 +58,17 @@ class EvaluateConfig(BaseModel):
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
+        if self.program in _ABLATION_ONLY:
+            return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate])
         if self.program != "mmad":
             return base
         parts = [base] + ([self.mmad.strategy] if self.mmad.strategy != "consensus" else [])
         return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
+
+    def program_settings(self) -> BaseModel | None:
+        """The settings of the chosen program (``self.mmad`` for M-MAD), None for one without."""
+        section = SETTINGS_SECTIONS.get(self.program)
+        return getattr(self, section) if section else None
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
@@ -63,9 +80,12 @@ class EvaluateConfig(BaseModel):
             fields |= {"strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
                        "ablate": ",".join(m.ablate) or "none", "opening": m.opening,
                        "consensus": m.consensus_check, "judge": m.judge_policy}
+        if self.program in _ABLATION_ONLY:
+            fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
         fields |= {"lm": self.lm.model, "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
                    "roles": ",".join(f"{r}={m}" for r, m in sorted(self.role_lms.items())) or "none",
-                   "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
+                   "demos": self.demos if self.program == "mmad" else fixed_demo_count(self.program,
+                                                                                       self.program_settings()),
                    "lp": self.lp}
         return signature(fields)
 
