@@ -48,6 +48,10 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     return document
 
 
+# Programs whose score is not on MQM's scale (GEMBA-ESA: 0-100): no distribution against the human MQM.
+NOT_MQM_SCALE = frozenset({"gemba-esa"})
+
+
 def _marks_spans(config: EvaluateConfig) -> bool:
     """Whether the program outputs error spans (EAPrompt counts errors; ESA without its span step scores)."""
     return config.program != "eaprompt" and not (config.program == "gemba-esa" and "spans" in config.esa.ablate)
@@ -162,7 +166,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
     result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
-                              scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
+                              scores=covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ()),
+                              debates=debate_rounds(results, config.mmad.rounds))
     result.run_id = _track(tracking, config, result, journal.path)
     return result
 

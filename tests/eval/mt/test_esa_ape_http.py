@@ -150,3 +150,20 @@ def test_span_f1_against_the_wmt23_raters(program, env, tmp_path, wmt23_root):
     assert re.search(r"span char_f1: \d\.\d{4}", output) and re.search(r"span char_precision: \d\.\d{4}", output)
     records = [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
     assert all(e["start"] is not None for r in records for e in r["errors"])  # spans located in the translation
+
+
+def test_only_mqm_scale_scores_are_compared_with_the_human_mqm_distribution(env, tmp_path, wmt23_root):
+    from tribunal.eval.mt.job import run_evaluation
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings
+
+    from .helpers import loopback_config
+
+    with loopback_server(synthetic_judge) as (api_base, _):
+        esa = run_evaluation(loopback_config(api_base, tmp_path / "esa", program="gemba-esa", limit=4, rated_only=True),
+                             TrackingSettings(enabled=False))
+        ape = run_evaluation(loopback_config(api_base, tmp_path / "ape", program="mqm-ape", limit=4, rated_only=True),
+                             TrackingSettings(enabled=False))
+    assert esa.summary["scored"] == ape.summary["scored"] == 4
+    assert esa.scores == ((), ())  # a 0-100 score is no MQM score: no distribution plot against the human one
+    judge, human = ape.scores
+    assert len(judge) == len(human) >= 4 and max(judge) <= 0
