@@ -47,7 +47,8 @@ class EvaluateConfig(BaseModel):
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
     out: Path = Path("tribunal-out/mt")
-    demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
+    demos: int = Field(2, ge=0, le=8,
+                       description="few-shot demos per dimension agent (GEMBA-style judges use GEMBA's 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
     name: str | None = None
     retry_unscored: bool = False

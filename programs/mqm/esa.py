@@ -50,16 +50,16 @@ class GembaESAJudge(dspy.Module):
         super().__init__()
         self.config = config = config or ESAConfig()
         self.lms = lms
-        self.spans = "spans" not in config.ablate
-        if self.spans:
+        self.marks_spans = "spans" not in config.ablate
+        if self.marks_spans:
             self.annotate = dspy.Predict(ESASpans)
-        self.rate = dspy.Predict(ESAScore if self.spans else DirectScore)
+        self.rate = dspy.Predict(ESAScore if self.marks_spans else DirectScore)
 
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         inputs = dict(source=source, translation=translation, source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []
         errors: list = []
-        if self.spans:
+        if self.marks_spans:
             errors = list(invoke(self.lms, "evaluator", "spans", self.annotate, **inputs).errors)
             transcript.append({"stage": "spans", "role": "evaluator", "errors": [e.model_dump() for e in errors]})
             out = invoke(self.lms, "scorer", "score", self.rate, errors=errors, **inputs)

@@ -6,8 +6,8 @@ fields, so DSPy would drop it as a demo. ``PROGRAM_LABELS[program][predictor]`` 
 demo with that predictor's inputs and typed outputs, or None when the human annotation cannot be
 expressed in the predictor's schema (the example is then no demo for that predictor, rather than
 a misleading one). Predictors without an entry (debaters, the final judge, MQM-APE's post-editor
-and verifier) get no labelled demos: there is no human label for a debate turn or a post-edit. The error conversion itself is the one the default
-demo pools use (:mod:`tribunal.programs.mqm.demos`).
+and verifier) get no labelled demos: there is no human label for a debate turn or a post-edit.
+The error conversion itself is the one the default demo pools use (:mod:`tribunal.programs.mqm.demos`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ PROGRAMS: dict[str, Callable[[Any, RoleLMs | None], Any]] = {
 
 
 def build_program(name: str, config: Any = None, lms: RoleLMs | None = None):
-    """The program ``name`` with its settings ``config`` (``MMADConfig``, ``ESAConfig``, ``APEConfig``; None: defaults)."""
+    """The program ``name`` with its settings ``config`` (an ``MMADConfig``, ``ESAConfig`` or ``APEConfig``;
+    None: the defaults; the other programs take none)."""
     if name not in PROGRAMS:
         raise ValueError(f"unknown program {name!r}; choose one of {', '.join(PROGRAMS)}")
     return PROGRAMS[name](config, lms)

@@ -60,8 +60,9 @@ def optimize_export_and_evaluate(program, tmp_path, monkeypatch, mlflow_uri, wmt
 
     monkeypatch.setenv("TRIBUNAL_LOOPBACK_KEY", "sk-loopback-optimize-esa-ape")
     with loopback_server(synthetic_judge) as (api_base, _state):
-        result = runner.invoke(app, ["mt", "evaluate", "--data", str(wmt23_root), "--lp", "en-de", "--lm", "openai/judge",
-                                     "--api-base", api_base, "--api-key-env", "TRIBUNAL_LOOPBACK_KEY", "--limit", "2",
+        result = runner.invoke(app, ["mt", "evaluate", "--data", str(wmt23_root), "--lp", "en-de",
+                                     "--lm", "openai/judge", "--api-base", api_base,
+                                     "--api-key-env", "TRIBUNAL_LOOPBACK_KEY", "--limit", "2",
                                      "--program", str(exported), "--out", str(tmp_path / "eval"), "--no-track"])
     assert result.exit_code == 0, (result.output, result.exception)
     assert "scored 2, unscored 0" in result.output and f"prog:{program}|tuned:" in result.output

@@ -57,8 +57,9 @@ def small_mtme(tmp_path):
         for line, score in zip(lines, GOLD[system]):
             word = max(line.split(), key=len)
             start = line.index(word)
-            errors = [] if score == 0 else [{"start": start, "end": start + len(word), "category": "Accuracy/Mistranslation",
-                                             "severity": "major" if score <= -5 else "minor", "is_source_error": False}]
+            error = {"start": start, "end": start + len(word), "category": "Accuracy/Mistranslation",
+                     "severity": "major" if score <= -5 else "minor", "is_source_error": False}
+            errors = [] if score == 0 else [error]
             ratings.append(f"{system}\t{json.dumps({'errors': errors})}\n")
     write(root / "human-scores" / "en-de.mqm.merged.seg.rating", "".join(ratings))
     return root
