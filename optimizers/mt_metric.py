@@ -9,7 +9,9 @@ Three components, averaged with weights over those that apply to the item:
   annotated is a perfect 1.0;
 - ``severity``: of the predicted errors that overlap a human error, the share with the same severity
   (not applicable when nothing overlaps).
-A prediction without a numeric score is unscored.
+A prediction without a numeric score is unscored. A prediction whose ``scale`` is ``"esa"``
+(GEMBA-ESA's 0-100 score) is compared on MQM's scale through
+:func:`tribunal.programs.mqm.scoring.mqm_from_esa` (100 -> 0, 0 -> -25, linear).
 """
 
 from __future__ import annotations
@@ -20,8 +22,13 @@ from typing import Any
 
 from tribunal.eval.meta.span_f1 import SpanCounts, cell_counts
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
+from tribunal.programs.mqm.scoring import mqm_from_esa
 
 DEFAULT_WEIGHTS = {"score": 1.0, "spans": 1.0, "severity": 1.0}
+
+
+# A prediction's ``scale`` -> its score on MQM's scale (no ``scale``: an MQM score already).
+TO_MQM_SCALE = {"esa": mqm_from_esa}
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,11 @@ class MQMMetric(JudgeMetric):
         predicted_score = float(raw)
         if math.isnan(predicted_score):
             return unscored("MQM score is NaN")
+        scale = _get(pred, "scale")
+        if scale is not None:
+            if scale not in TO_MQM_SCALE:
+                return unscored(f"unknown score scale {scale!r}")
+            predicted_score = TO_MQM_SCALE[scale](predicted_score)
         human = float(gold.get("gold_score"))
         translation = gold.get("translation") or ""
         located, missing = locate(_get(pred, "errors"), translation)

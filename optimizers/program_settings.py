@@ -4,7 +4,8 @@ A program's *config* is the JSON object an export records (``program.config``) a
 rebuilds from, so a tuned M-MAD with ``ablate=stage2`` comes back with the same structure.
 How a config becomes constructor arguments is per program (:data:`SETTINGS`):
 
-- :class:`ModelSettings`: one pydantic model passed as a single keyword (M-MAD's ``MMADConfig``);
+- :class:`ModelSettings`: one pydantic model passed as a single keyword (M-MAD's ``MMADConfig``,
+  GEMBA-ESA's ``ESAConfig``, MQM-APE's ``APEConfig``);
   list-valued fields take comma-separated values (``--set ablate=stage2,stage3``);
 - :class:`KeywordSettings` (every other program): the constructor's own keywords, e.g.
   ``EquivalenceJudge(rubric=...)``; values the constructor rejects are reported at build time.
@@ -99,6 +100,8 @@ class KeywordSettings:
 
 SETTINGS: dict[str, ModelSettings | KeywordSettings] = {
     "mmad": ModelSettings("tribunal.programs.mqm.mmad:MMADConfig"),
+    "gemba-esa": ModelSettings("tribunal.programs.mqm.esa:ESAConfig"),
+    "mqm-ape": ModelSettings("tribunal.programs.mqm.ape:APEConfig"),
 }
 
 

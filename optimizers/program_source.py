@@ -14,7 +14,8 @@ from tribunal.errors import UserError
 
 # What each shipped program judges: "mt" (MQM annotation of a translation) or "equiv" (a pair of
 # hypotheses). A program class may declare ``judge_kind`` itself; that wins.
-PROGRAM_KINDS = {"mmad": "mt", "gemba-mqm": "mt", "eaprompt": "mt", "equiv-llm": "equiv"}
+PROGRAM_KINDS = {"mmad": "mt", "gemba-mqm": "mt", "eaprompt": "mt", "gemba-esa": "mt", "mqm-ape": "mt",
+                 "equiv-llm": "equiv"}
 _KIND_LABELS = {"mt": "an MT", "equiv": "an equivalence"}
 
 

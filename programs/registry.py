@@ -44,4 +44,6 @@ def build_program(name: str, **config: Any) -> Any:
 register_program("mmad", "tribunal.programs.mqm.mmad:MMAD")
 register_program("gemba-mqm", "tribunal.programs.mqm.gemba:GembaMQMJudge")
 register_program("eaprompt", "tribunal.programs.mqm.eaprompt:EAPromptJudge")
+register_program("gemba-esa", "tribunal.programs.mqm.esa:GembaESAJudge")
+register_program("mqm-ape", "tribunal.programs.mqm.ape:MQMAPEJudge")
 register_program("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge")

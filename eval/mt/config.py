@@ -11,10 +11,18 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
+from tribunal.programs.mqm.ape import APEConfig
+from tribunal.programs.mqm.baseline_demos import fixed_demo_count
+from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import DEFAULT_DEMOS, tweaks
 
-DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
+DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt", "gemba-esa": "GEMBA-ESA",
+                 "mqm-ape": "MQM-APE"}
+# The section of the config holding a program's settings (programs not listed take none).
+SETTINGS_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
+# Programs whose only settings are ablation switches (named ``-no-<switch>`` in the metric name).
+_ABLATION_ONLY = ("gemba-esa", "mqm-ape")
 
 
 class EvaluateConfig(BaseModel):
@@ -24,10 +32,12 @@ class EvaluateConfig(BaseModel):
 
     data: Path | None = None
     lp: str
-    program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
     program_file: Path | None = Field(None, description="a tuned export (tribunal export) of `program` to run")
     program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
     mmad: MMADConfig = MMADConfig()
+    esa: ESAConfig = ESAConfig()
+    ape: APEConfig = APEConfig()
     lm: LMSettings
     role_lms: dict[str, RoleLM] = Field({}, description="ROLE -> its own model (and endpoint): a model name "
                                                        "or {model, api_base, api_key_env}")
@@ -47,7 +57,8 @@ class EvaluateConfig(BaseModel):
                                             "debates of different dimensions) concurrently")
     out: Path = Path("tribunal-out/mt")
     demos: int | None = Field(None, ge=0, le=8, description="few-shot demos per M-MAD stage-1 agent (default: "
-                                                           "the preset's, 4 for paper, 2 for lean; GEMBA-MQM uses 3)")
+                                                           "the preset's, 4 for paper, 2 for lean; GEMBA-style "
+                                                           "judges use GEMBA's 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
     name: str | None = None
     retry_unscored: bool = False
@@ -55,10 +66,8 @@ class EvaluateConfig(BaseModel):
     @property
     def demo_count(self) -> int:
         """Few-shot demos per agent this run uses (``demos``, else the program's default)."""
-        if self.program == "gemba-mqm":
-            return 3
         if self.program != "mmad":
-            return 0
+            return fixed_demo_count(self.program, self.program_settings())
         return DEFAULT_DEMOS[self.mmad.demo_rule] if self.demos is None else self.demos
 
     @property
@@ -67,11 +76,18 @@ class EvaluateConfig(BaseModel):
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
+        if self.program in _ABLATION_ONLY:
+            return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate])
         if self.program != "mmad":
             return base
         parts = [base] + ([self.mmad.preset] if self.mmad.preset != "paper" else [])
         parts += [self.mmad.strategy] if self.mmad.strategy != "consensus" else []
         return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
+
+    def program_settings(self) -> BaseModel | None:
+        """The settings of the chosen program (``self.mmad`` for M-MAD), None for one without."""
+        section = SETTINGS_SECTIONS.get(self.program)
+        return getattr(self, section) if section else None
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
@@ -84,6 +100,8 @@ class EvaluateConfig(BaseModel):
             fields |= {"preset": m.preset, "strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
                        "ablate": ",".join(m.ablate) or "none",
                        "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
+        if self.program in _ABLATION_ONLY:
+            fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
         from tribunal.programs.lm import endpoint_label
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),

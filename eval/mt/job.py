@@ -48,6 +48,15 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     return document
 
 
+# Programs whose score is not on MQM's scale (GEMBA-ESA: 0-100): no distribution against the human MQM.
+NOT_MQM_SCALE = frozenset({"gemba-esa"})
+
+
+def _marks_spans(config: EvaluateConfig) -> bool:
+    """Whether the program outputs error spans (EAPrompt counts errors; ESA without its span step scores)."""
+    return config.program != "eaprompt" and not (config.program == "gemba-esa" and "spans" in config.esa.ablate)
+
+
 def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
     """A function building a fresh program (one per worker thread) with its LMs and demos.
 
@@ -68,17 +77,17 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     demos: dict[str, list] = {}
     if tuned is not None:
         demos = {}
-    elif config.program == "gemba-mqm":
-        from tribunal.programs.mqm.demos import gemba_demos
-
-        demos = {"annotate": gemba_demos(_demo_root(config), config.lp)}
     elif config.program == "mmad" and config.demo_count:
         from tribunal.programs.mqm.demos import mmad_demos
 
         demos = mmad_demos(config.mmad, _demo_root(config), config.lp, config.demo_count)
+    elif config.program != "mmad":
+        from tribunal.programs.mqm.baseline_demos import fixed_demos
+
+        demos = fixed_demos(config.program, config.program_settings(), lambda: _demo_root(config), config.lp)
 
     def make() -> Any:
-        program = build_program(config.program, config.mmad, lms)
+        program = build_program(config.program, config.program_settings(), lms)
         for name, examples in demos.items():
             getattr(program, name).demos = list(examples)
         if tuned is not None:
@@ -149,7 +158,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
     seg = segment_scores(items, results, pair.n_segments)
     meta = meta_evaluation(pair, items, seg)
-    spans = span_evaluation(pair, items, results) if config.program != "eaprompt" else {}
+    spans = span_evaluation(pair, items, results) if _marks_spans(config) else {}
     summary = run_summary(items, results, wall)
     summary["debate"] = debate_summary(results)
     summary["resumed_items"] = done
@@ -157,7 +166,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
     result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
-                              scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
+                              scores=covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ()),
+                              debates=debate_rounds(results, config.mmad.rounds))
     result.run_id = _track(tracking, config, result, journal.path)
     return result
 
@@ -174,6 +184,8 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
               "fan_out": config.fan_out,
               "demos": config.demo_count, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
+    if config.program in ("gemba-esa", "mqm-ape"):
+        params["ablate"] = ",".join(config.program_settings().ablate) or "none"
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
     params |= {f"lm.{role}": own.label() for role, own in config.role_lms.items()}

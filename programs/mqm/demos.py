@@ -17,6 +17,7 @@ import dspy
 
 from tribunal.eval.data.mqm_tsv import AnnotatedSegment, MQMRow, annotated_segments, read_mqm_tsv
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
+from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 
 TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
@@ -138,3 +139,18 @@ def gemba_errors(rows: Iterable[HumanAnnotation]) -> list[GembaError]:
                                  severity=row.severity if row.severity in ("minor", "major", "critical") else "minor",
                                  is_source_error=row.is_source_error))
     return errors
+
+
+def as_esa(error: GembaError) -> ESAError:
+    """A GEMBA error in ESA's scheme: the same span and category, critical counted as major."""
+    return ESAError(**error.model_dump() | {"severity": "minor" if error.severity == "minor" else "major"})
+
+
+def esa_errors(rows: Iterable[HumanAnnotation]) -> list[ESAError]:
+    """Annotations (with spans) in ESA's scheme (:func:`gemba_errors`, then :func:`as_esa`)."""
+    return [as_esa(error) for error in gemba_errors(rows)]
+
+
+def esa_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:
+    """GEMBA-ESA's fixed demos: GEMBA-MQM's segments, with errors in ESA's two severities."""
+    return [demo.copy(errors=[as_esa(e) for e in demo.errors]) for demo in gemba_demos(root, lp, count, seed)]

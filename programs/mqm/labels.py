@@ -5,9 +5,9 @@ errors (``gold_errors``: character offsets, category, severity) but none of a pr
 fields, so DSPy would drop it as a demo. ``PROGRAM_LABELS[program][predictor]`` converts it into a
 demo with that predictor's inputs and typed outputs, or None when the human annotation cannot be
 expressed in the predictor's schema (the example is then no demo for that predictor, rather than
-a misleading one). Predictors without an entry (debaters, the final judge) get no labelled demos:
-there is no human label for a debate turn. The error conversion itself is the one the default
-demo pools use (:mod:`tribunal.programs.mqm.demos`).
+a misleading one). Predictors without an entry (debaters, the final judge, MQM-APE's post-editor
+and verifier) get no labelled demos: there is no human label for a debate turn or a post-edit.
+The error conversion itself is the one the default demo pools use (:mod:`tribunal.programs.mqm.demos`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from typing import Any, Callable
 
 import dspy
 
-from tribunal.programs.mqm.demos import dimension_errors, gemba_errors, split_category
+from tribunal.programs.mqm.demos import dimension_errors, esa_errors, gemba_errors, split_category
+from tribunal.programs.mqm.scoring import esa_from_mqm
 from tribunal.signatures.mqm.errors import DIMENSIONS, tag
 
 MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
@@ -118,11 +119,35 @@ def eaprompt_label(example: Any) -> dspy.Example | None:
                  minor_errors=len(errors) - major)
 
 
+def esa_spans_label(example: Any) -> dspy.Example | None:
+    """GEMBA-ESA's span step (``annotate``): every human error as an ESA span (critical counts as major)."""
+    errors = human_errors(example)
+    if any(e.span is None for e in errors):
+        return None
+    return _demo(example, errors=esa_errors(errors))
+
+
+def esa_score_label(example: Any) -> dspy.Example | None:
+    """GEMBA-ESA's score step (``rate``): the human errors as the spans, the human MQM score on ESA's scale.
+
+    TED MQM has no 0-100 judgments; the score shown is :func:`esa_from_mqm` of the human MQM score
+    (no error 100, one major 80, a penalty of 25 or more 0), the mapping the optimizer metric uses
+    to compare ESA scores with MQM labels. The same demo serves the ablation without spans, whose
+    signature simply has no ``errors`` field to show.
+    """
+    errors = human_errors(example)
+    if any(e.span is None for e in errors) or example.get("gold_score") is None:
+        return None
+    return _demo(example, errors=esa_errors(errors), score=esa_from_mqm(float(example.gold_score)))
+
+
 _MMAD = {dimension: functools.partial(dimension_label, dimension) for dimension in DIMENSIONS}
 
 PROGRAM_LABELS: dict[str, dict[str, Label]] = {
     "gemba-mqm": {"annotate": gemba_label},
     "eaprompt": {"analyse": eaprompt_label},
     "mmad": {**_MMAD, "coupled": coupled_label},
+    "gemba-esa": {"annotate": esa_spans_label, "rate": esa_score_label},
+    "mqm-ape": {"evaluate": gemba_label},
 }
 """``{program name: {predictor path: label}}`` for every MT program the optimizers can tune."""

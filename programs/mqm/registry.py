@@ -25,15 +25,30 @@ def _eaprompt(config: Any, lms: RoleLMs | None):
     return EAPromptJudge(lms)
 
 
+def _esa(config: Any, lms: RoleLMs | None):
+    from tribunal.programs.mqm.esa import GembaESAJudge
+
+    return GembaESAJudge(config, lms)
+
+
+def _ape(config: Any, lms: RoleLMs | None):
+    from tribunal.programs.mqm.ape import MQMAPEJudge
+
+    return MQMAPEJudge(config, lms)
+
+
 PROGRAMS: dict[str, Callable[[Any, RoleLMs | None], Any]] = {
     "mmad": _mmad,
     "gemba-mqm": _gemba,
     "eaprompt": _eaprompt,
+    "gemba-esa": _esa,
+    "mqm-ape": _ape,
 }
 
 
 def build_program(name: str, config: Any = None, lms: RoleLMs | None = None):
-    """The program ``name`` (``mmad`` reads ``config``, an ``MMADConfig``)."""
+    """The program ``name`` with its settings ``config`` (an ``MMADConfig``, ``ESAConfig`` or ``APEConfig``;
+    None: the defaults; the other programs take none)."""
     if name not in PROGRAMS:
         raise ValueError(f"unknown program {name!r}; choose one of {', '.join(PROGRAMS)}")
     return PROGRAMS[name](config, lms)

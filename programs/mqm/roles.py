@@ -2,8 +2,9 @@
 
 Roles: the dimension agents (``accuracy``, ``fluency``, ``style``, ``terminology``, group
 ``assessor``), ``coupled``, ``defender`` / ``opposer`` (group ``debater``), ``consensus``,
-``reviewer``, ``debate_judge``, ``judge``, ``gemba``, ``eaprompt``. A role without its own LM
-falls back to its group's, then to the default LM.
+``reviewer``, ``debate_judge``, ``judge``, ``gemba``, ``eaprompt``; GEMBA-ESA's ``evaluator`` (the
+error spans) and ``scorer`` (the 0-100 score); MQM-APE's ``evaluator``, ``post_editor`` and
+``verifier``. A role without its own LM falls back to its group's, then to the default LM.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ ROLE_GROUPS: dict[str, str] = {
 ROLES: tuple[str, ...] = (
     "accuracy", "fluency", "style", "terminology", "assessor", "coupled", "defender", "opposer", "debater",
     "consensus", "reviewer", "debate_judge", "judge", "gemba", "eaprompt",
+    "evaluator", "scorer", "post_editor", "verifier",
 )
 
 _CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))

@@ -41,3 +41,25 @@ def gemba_mqm_score(errors: Iterable[GembaError]) -> float:
 def count_score(major: int, minor: int) -> float:
     """EAPrompt's score from its error counts: ``-(5 * major + minor)``."""
     return -(5.0 * major + 1.0 * minor)
+
+
+def ape_mqm_score(errors: Iterable[GembaError]) -> float:
+    """MQM-APE's score of the kept errors: critical 25, major 5, minor 1, every error, capped at 25."""
+    penalty = sum(GEMBA_WEIGHTS[e.severity] for e in errors)
+    return -min(penalty, GEMBA_CAP)
+
+
+# ESA's 0-100 scale against MQM's penalty scale, for training and tuning only (meta-evaluation
+# needs no common scale): 100 is a perfect translation (MQM 0) and 0 is no meaning preserved,
+# taken as MQM -25 (one non-translation, GEMBA's cap), linear in between.
+ESA_POINTS_PER_MQM_POINT = 100.0 / GEMBA_CAP
+
+
+def esa_from_mqm(mqm: float) -> float:
+    """An MQM score on ESA's 0-100 scale: ``max(0, 100 + 4 * mqm)`` (one major error: 80)."""
+    return max(0.0, 100.0 + ESA_POINTS_PER_MQM_POINT * mqm)
+
+
+def mqm_from_esa(esa: float) -> float:
+    """An ESA score on MQM's scale: ``(esa - 100) / 4`` (the inverse of :func:`esa_from_mqm`)."""
+    return (esa - 100.0) / ESA_POINTS_PER_MQM_POINT

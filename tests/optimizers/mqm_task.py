@@ -25,6 +25,17 @@ LP = "en-de"
 
 
 @lru_cache(maxsize=None)
+def human_scores() -> dict[str, float]:
+    """``{translation: the human MQM score}`` (the first rater's, as :func:`human_errors`)."""
+    from tribunal.optimizers.training_data import load_training_data
+
+    table: dict[str, float] = {}
+    for example in load_training_data(f"mqm-ted:{LP}").examples:
+        table.setdefault(example.translation, example.gold_score)
+    return table
+
+
+@lru_cache(maxsize=None)
 def human_errors() -> dict[str, list[dict[str, Any]]]:
     """``{translation: [{span, dimension, subcategory, severity, is_source_error}]}`` from TED en-de."""
     from tribunal.optimizers.training_data import load_training_data
@@ -53,11 +64,13 @@ def annotator(name: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
     errors = human_errors().get(str(inputs.get("translation", "")))
     if errors is None:
         return None
-    if name == "GembaMQM":
+    if name in ("GembaMQM", "ESASpans"):  # MQM-APE's evaluator asks GEMBA-MQM's question
         known = ("accuracy", "fluency", "style", "terminology")
         return {"errors": [{"span": e["span"], "category": e["dimension"] if e["dimension"] in known else "other",
                             "subcategory": e["subcategory"], "severity": e["severity"],
                             "is_source_error": e["is_source_error"]} for e in errors]}
+    if name in ("ESAScore", "DirectScore"):  # the human MQM score on ESA's scale: 0 -> 100, -25 -> 0
+        return {"score": max(0.0, 100.0 + 4.0 * human_scores()[str(inputs["translation"])])}
     if name in DIMENSION_OF:
         allowed = _allowed(name)
         mine = [{k: e[k] for k in ("span", "subcategory", "severity", "is_source_error")} for e in errors

@@ -34,8 +34,12 @@ def ted(tmp_path):
 
 
 def test_every_labelled_predictor_exists_in_its_program():
+    from tribunal.programs.mqm.ape import MQMAPEJudge
+    from tribunal.programs.mqm.esa import ESAConfig, GembaESAJudge
+
     programs = {"gemba-mqm": [GembaMQMJudge()], "eaprompt": [EAPromptJudge()],
-                "mmad": [MMAD(), MMAD(MMADConfig(ablate=("stage1",)))]}
+                "mmad": [MMAD(), MMAD(MMADConfig(ablate=("stage1",)))],
+                "gemba-esa": [GembaESAJudge(), GembaESAJudge(ESAConfig(ablate=("spans",)))], "mqm-ape": [MQMAPEJudge()]}
     assert set(PROGRAM_LABELS) == set(programs)
     for name, builds in programs.items():
         paths = {path for program in builds for path, _ in program.named_predictors()}

@@ -19,17 +19,22 @@ from tribunal.signatures.mqm.debate_verdict import DebateVerdict
 from tribunal.signatures.mqm.debater import DebateTurn
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
+from tribunal.signatures.mqm.esa_score import DirectScore, ESAScore
+from tribunal.signatures.mqm.esa_spans import ESASpans
 from tribunal.signatures.mqm.final_judge import FinalJudgment
 from tribunal.signatures.mqm.gemba import GembaMQM
 from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCoupledAssessment
 from tribunal.signatures.mqm.merging_judge import MergingJudgment
+from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
+from tribunal.signatures.mqm.post_edit import PostEdit
 from tribunal.signatures.mqm.reexamination import REEXAMINATIONS
 from tribunal.signatures.mqm.reviewer import ReviewTurn
 
 SIGNATURES = {cls.__name__: cls for cls in [*ASSESSORS.values(), CoupledAssessment, ConsensusCheck, DebateVerdict,
                                             DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn,
                                             *GUIDED_ASSESSORS.values(), GuidedCoupledAssessment, MergingJudgment,
-                                            *REEXAMINATIONS.values()]}
+                                            *REEXAMINATIONS.values(),
+                                            ESASpans, ESAScore, DirectScore, PostEdit, PairwiseQuality]}
 _FIRST_LINES = {name: cls.instructions.strip().split("\n")[0].strip() for name, cls in SIGNATURES.items()}
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n")
 _OBJECTIVE = "your objective is:"
@@ -206,4 +211,25 @@ def synthetic_judge(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
                             "severity": "major", "is_source_error": False}] if hit else []}
     if name == "ErrorAnalysis":
         return {"analysis": "synthetic", "major_errors": _h("M", translation) % 2, "minor_errors": _h("m", translation) % 3}
+    return _esa_ape_judge(name, inputs, translation, word)
+
+
+def _esa_ape_judge(name: str, inputs: dict[str, Any], translation: str, word: str) -> dict[str, Any]:
+    """GEMBA-ESA and MQM-APE: spans at a fixed rate, scores from them, post-edits kept 70% of the time."""
+    if name == "ESASpans":
+        hit = _h(name, translation) % 100 < 55
+        severity = "major" if _h("sev", name, translation) % 3 == 0 else "minor"
+        return {"errors": [{"span": word, "category": "accuracy", "subcategory": "mistranslation",
+                            "severity": severity, "is_source_error": False}] if hit else []}
+    if name == "ESAScore":
+        penalty = sum(25 if e.get("severity") == "major" else 5 for e in inputs.get("errors") or [])
+        return {"score": max(0, 100 - penalty - _h("esa", translation) % 5)}
+    if name == "DirectScore":
+        return {"score": 60 + _h("da", translation) % 41}
+    if name == "PostEdit":
+        span = str((inputs.get("error") or {}).get("span", ""))
+        edited = translation.replace(span, "[fixed]", 1) if span and span in translation else translation + " [fixed]"
+        return {"post_edit": edited}
+    if name == "PairwiseQuality":
+        return {"better": "B" if _h("pair", inputs.get("translation_b")) % 100 < 70 else "A"}
     raise LookupError(name)

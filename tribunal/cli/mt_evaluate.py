@@ -16,11 +16,11 @@ from tribunal.cli.errors import UserError
 def evaluate(
     lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en."),
     data: Optional[Path] = typer.Option(None, "--data", help="MTME folder (default: $TRIBUNAL_DATA/wmt23)."),
-    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt (default mmad), or a tuned export (.json) from `tribunal export`."),
+    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt | gemba-esa | mqm-ape (default mmad), or a tuned export (.json) from `tribunal export`."),
     preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one, default) | lean (fewer calls)."),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="consensus | deliberation | interactive-review | consultancy-review."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="Maximum debate rounds (default 3)."),
-    ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="stage1 | stage2 | stage3 (repeatable)."),
+    ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="Ablation (repeatable): stage1 | stage2 | stage3 (mmad), spans (gemba-esa), verifier (mqm-ape)."),
     topic: Optional[str] = typer.Option(None, "--topic", help="Debate topic: severity | category | free."),
     lm: Optional[str] = typer.Option(None, "--lm", help="Default LM, e.g. openai/gpt-4o-mini."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint URL."),
@@ -58,8 +58,7 @@ def evaluate(
         roles = parse_role_lms(role_lm) if role_lm else None
     except (OSError, ValueError) as err:
         raise UserError(str(err)) from None
-    mmad = {"preset": preset, "strategy": strategy, "rounds": rounds, "topic": topic,
-            "ablate": list(ablate) if ablate else None}
+    mmad = {"preset": preset, "strategy": strategy, "rounds": rounds, "topic": topic}
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env, "cache": cache},
@@ -68,6 +67,8 @@ def evaluate(
     # A tuned export brings its program and settings; explicit flags still override the settings.
     tuned = _tuned_program(program or base.get("program"))
     merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
+    if ablate:
+        merged = merge(merged, _ablation(merged.get("program") or "mmad", list(ablate)))
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
@@ -85,6 +86,7 @@ def evaluate(
 
 def _tuned_program(value: Optional[str]) -> dict:
     """For ``--program FILE``: the exported program's name, settings, file and seal ({} for a name)."""
+    from tribunal.eval.mt.config import SETTINGS_SECTIONS
     from tribunal.optimizers.program_source import is_program_file
 
     if not value or not is_program_file(value):
@@ -94,9 +96,20 @@ def _tuned_program(value: Optional[str]) -> dict:
     document = read_export(value)
     info = document["program"]
     tuned = {"program": info["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
-    if info["name"] == "mmad" and info.get("config"):
-        tuned["mmad"] = dict(info["config"])
+    section = SETTINGS_SECTIONS.get(info["name"])
+    if section and info.get("config"):
+        tuned[section] = dict(info["config"])
     return tuned
+
+
+def _ablation(program: str, ablate: list[str]) -> dict:
+    """``--ablate`` as the chosen program's setting (its values are checked by the program's config)."""
+    from tribunal.eval.mt.config import SETTINGS_SECTIONS
+
+    section = SETTINGS_SECTIONS.get(program)
+    if section is None:
+        raise UserError(f"--ablate: program {program} has no ablations")
+    return {section: {"ablate": ablate}}
 
 
 def run_and_report(settings, tracking, engine=None) -> None:

@@ -1,0 +1,75 @@
+"""MQM-APE (Lu et al., COLING 2025): keep only the errors whose automatic post-edit helps.
+
+1. the ``evaluator`` lists MQM errors (GEMBA-MQM's prompt and three fixed demos);
+2. for each error, the ``post_editor`` fixes that error alone in the translation;
+3. the pairwise ``verifier`` compares the translation (A) with that post-edit (B); the error is
+   kept only when B is better, i.e. fixing it improved the translation;
+4. the kept errors are scored as MQM: critical 25, major 5, minor 1, capped at 25
+   (:func:`~tribunal.programs.mqm.scoring.ape_mqm_score`).
+
+Calls per item: 1 + 2 per error found (a clean translation costs 1). The post-edit and check of
+different errors are independent: under a runner's scheduler they run side by side
+(:func:`~tribunal.programs.mqm.scheduling.fan_out`); errors keep the evaluator's order either way.
+
+Ablation ``ablate=("verifier",)``: APE without the verifier, 1 + 1 per error; an error is kept when
+its post-edit changed the translation (the post-editor found something to fix).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import dspy
+from pydantic import BaseModel, ConfigDict
+
+from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.scheduling import fan_out
+from tribunal.programs.mqm.scoring import ape_mqm_score
+from tribunal.signatures.mqm.errors import GembaError
+from tribunal.signatures.mqm.gemba import GembaMQM
+from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
+from tribunal.signatures.mqm.post_edit import PostEdit
+
+
+class APEConfig(BaseModel):
+    """The switches of an MQM-APE program (part of the run's signature)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ablate: tuple[Literal["verifier"], ...] = ()
+
+
+class MQMAPEJudge(dspy.Module):
+    """MQM-APE; ``forward`` returns the kept ``errors``, their MQM ``score`` and a ``transcript``."""
+
+    def __init__(self, config: APEConfig | None = None, lms: RoleLMs | None = None):
+        super().__init__()
+        self.config = config = config or APEConfig()
+        self.lms = lms
+        self.evaluate = dspy.Predict(GembaMQM)
+        self.post_edit = dspy.Predict(PostEdit)
+        self.verified = "verifier" not in config.ablate
+        if self.verified:
+            self.verify = dspy.Predict(PairwiseQuality)
+
+    def check(self, langs: dict, source: str, translation: str, error: GembaError) -> dict:
+        """Post-edit ``error`` away, then decide whether it stays: ``{"error", "post_edit", "kept", ...}``."""
+        edited = invoke(self.lms, "post_editor", "post_edit", self.post_edit, source=source,
+                        translation=translation, error=error, **langs).post_edit
+        record = {"error": error.model_dump(), "post_edit": edited}
+        if not self.verified:
+            return record | {"kept": edited.strip() != translation.strip()}
+        better = invoke(self.lms, "verifier", "verify", self.verify, source=source, translation_a=translation,
+                        translation_b=edited, **langs).better
+        return record | {"better": better, "kept": better == "B"}
+
+    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        langs = dict(source_lang=source_lang, target_lang=target_lang)
+        found = list(invoke(self.lms, "evaluator", "evaluate", self.evaluate, source=source,
+                            translation=translation, **langs).errors)
+        transcript: list[dict] = [{"stage": "evaluate", "role": "evaluator", "errors": [e.model_dump() for e in found]}]
+        checks = fan_out([functools.partial(self.check, langs, source, translation, e) for e in found])
+        transcript += [{"stage": "verify" if self.verified else "post_edit", **check} for check in checks]
+        kept = [error for error, check in zip(found, checks) if check["kept"]]
+        return dspy.Prediction(errors=kept, score=ape_mqm_score(kept), transcript=transcript, debates={})
