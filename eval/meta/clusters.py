@@ -2,7 +2,7 @@
 
 For each task, metrics are ordered by decreasing value (ties by name); for every two metrics
 i above j, ``p[i, j]`` is the share of the K paired permutation draws (:mod:`resampling`) in which
-the hybrid difference reaches the observed one, ``null >= value_i - value_j``. The weighted
+the hybrid difference reaches the observed one, ``null >= value_i - value_j`` (up to 1e-12). The weighted
 average is tested the same way on the weighted sum of the tasks' draws (each task's draw k
 rescaled to 0..1 as in the average; mt-metrics-eval's ``AverageCorrMatrix``), over the metrics
 present in every task.
@@ -24,6 +24,9 @@ from tribunal.eval.meta.table import MetaEvalTable
 from tribunal.eval.meta.protocols import Task
 
 ALPHA = 0.05
+TIE = 1e-12
+"""Differences below this count as ties: the draws are linear updates that carry ~1e-15 of rounding,
+so twin metrics (equal up to rounding) must not look significantly different."""
 
 
 @dataclass
@@ -59,7 +62,7 @@ def ranking(column: str, names: list[str], values: np.ndarray, null: np.ndarray,
         for y in range(x + 1, n):
             i, j = order[x], order[y]
             draws = null[:, i, j] if i < j else -null[:, j, i]
-            p[x, y] = float(np.mean(draws >= values[i] - values[j]))
+            p[x, y] = float(np.mean(draws >= values[i] - values[j] - TIE))
     return Ranking(column, [names[m] for m in order], values[order], p, assign_ranks(p, alpha))
 
 
