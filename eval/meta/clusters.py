@@ -97,7 +97,7 @@ def significance(result: MetaEvalTable, samples: int, seed: int, alpha: float = 
     cells) are left out of every ranking, as they are not paired with the others.
     """
     table = result.table.set_index("metric")
-    limited = {m for m, per_lp in result.details.items() if any(r.coverage < 1 for r in per_lp.values())}
+    limited = {m for m, per_lp in result.details.items() if any(r.note for r in per_lp.values())}
     candidates = [m for m in table.index if m not in limited]
     rankings, nulls = {}, {}
     for number, task in enumerate(result.tasks):

@@ -34,6 +34,7 @@ class LpResult:
     agree: int = 0
     pairs: int = 0
     coverage: float = 1.0
+    note: str = ""
     problems: list[str] = field(default_factory=list)
 
 
@@ -165,7 +166,7 @@ def evaluate_metric_lp(
 
 def covered_inputs(
     gold: GoldMatrices, metric_seg: dict[str, np.ndarray] | None,
-) -> tuple[GoldMatrices, AlignedMetric, float] | None:
+) -> tuple[GoldMatrices, AlignedMetric, int, int] | None:
     """Gold and metric restricted to the rated cells the metric covers (coverage-limited results).
 
     System scores of both become means over the covered cells. Returns (gold, metric, share of
@@ -185,4 +186,4 @@ def covered_inputs(
     systems = [s for s, k in zip(gold.systems, keep) if k]
     restricted = GoldMatrices.from_arrays(systems, np.nanmean(gold_seg, axis=0), gold_seg)
     aligned = AlignedMetric(np.nanmean(metric, axis=0), metric, [])
-    return restricted, aligned, float(covered.sum() / rated.sum())
+    return restricted, aligned, int(covered.sum()), int(rated.sum())

@@ -106,9 +106,12 @@ def meta_eval_table(
         if aligned.problems and coverage_limited:
             covered = covered_inputs(gold, seg)
             if covered is not None:
-                gold, aligned, share = covered
+                reasons = "; ".join(aligned.problems)
+                gold, aligned, cells, rated = covered
                 result = results_from_aligned(gold, aligned, fields)
-                result.coverage = share
+                result.coverage = cells / rated
+                result.note = (f"coverage-limited: scored on {cells} of {rated} rated cells "
+                               f"(system scores are means over them) because of: {reasons}")
                 return result, (gold, aligned)
         return results_from_aligned(gold, aligned, fields), (gold, aligned)
 
@@ -117,6 +120,7 @@ def meta_eval_table(
         futures = {(m, lp): pool.submit(job, m, lp) for m in metrics for lp in lps}
     outcomes = {key: future.result() for key, future in futures.items()}
     details = {m: {lp: outcomes[m, lp][0] for lp in lps} for m in metrics}
+    notes += [f"{m} {lp}: {r.note}" for m, per_lp in details.items() for lp, r in per_lp.items() if r.note]
     inputs = {key: value[1] for key, value in outcomes.items() if value[1] is not None}
     columns = protocol.columns(lps) + (["coverage"] if coverage_limited else [])
     rows = [summarize(m, details[m], tasks, coverage_limited) for m in metrics]
