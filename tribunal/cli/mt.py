@@ -74,16 +74,17 @@ def compare(
     lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
     samples: int = typer.Option(1000, "--samples", min=10, help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(1234, "--seed", help="Random seed (results are reproducible)."),
+    protocol: Optional[str] = ProtocolOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Paired significance test of A against B on every WMT23 task."""
+    """Paired significance test of A against B on every task of a protocol (wmt24/25: SPA and acc_eq)."""
     from tribunal.eval.meta.compare_job import run_compare
     from tribunal.eval.meta.report import rich_table
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings)
+    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol)
     console = make_console()
     console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
     console.print(f"signature: {result.signature}")

@@ -174,3 +174,12 @@ def test_protocol_and_significance_columns(wmt23_root, tmp_path, meta_eval):
                                       "en-de_seg_acc_eq", "en-de_seg_acc_eq_rank"]
     assert table.metric.tolist() == ["COMET", "BLEU"] and table.avg_corr_rank.tolist()[0] == 1
     assert "significance:50|seed:1234" in result.stdout and "0.9603 (1)" in result.stdout
+
+
+def test_compare_gains_spa_under_the_wmt24_protocol(wmt23_root, tmp_path, tribunal):
+    result = tribunal("mt", "compare", "COMET", "BLEU", "--data", str(wmt23_root), "--lp", "en-de",
+                      "--protocol", "wmt24", "--samples", "50", "--no-track", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    assert "en-de sys SPA │ 5520 │ 0.9603 │ 0.8572 │ 0.1031 │ 0.0196" in text  # (1 + 0) / (1 + 50)
+    assert "en-de seg acc_eq" in text and "task:wmt24-compare|a:COMET|b:BLEU" in text
