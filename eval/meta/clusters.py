@@ -15,6 +15,8 @@ toolkit, whose ranks the published tables show.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,14 +101,21 @@ def significance(result: MetaEvalTable, samples: int, seed: int, alpha: float = 
     table = result.table.set_index("metric")
     limited = {m for m, per_lp in result.details.items() if any(r.note for r in per_lp.values())}
     candidates = [m for m in table.index if m not in limited]
-    rankings, nulls = {}, {}
+    scored = {}
     for number, task in enumerate(result.tasks):
         names = [m for m in candidates if np.isfinite(table.at[m, task.column])]
-        if len(names) < 2:
-            continue
-        rng = np.random.default_rng([seed, number])
+        if len(names) >= 2:
+            scored[number] = names
+    # Each task draws from its own seeded generator, so running them on threads changes no number;
+    # matrix products and comparisons release the GIL.
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {n: pool.submit(_task_nulls, result, result.tasks[n], names, samples,
+                                  np.random.default_rng([seed, n])) for n, names in scored.items()}
+    rankings, nulls = {}, {}
+    for number, names in scored.items():
+        task = result.tasks[number]
+        nulls[task.column] = (names, futures[number].result())
         values = table.loc[names, task.column].to_numpy(float)
-        nulls[task.column] = (names, _task_nulls(result, task, names, samples, rng))
         rankings[task.column] = ranking(task.column, names, values, nulls[task.column][1], alpha)
     everywhere = [m for m in candidates if np.isfinite(table.at[m, "avg_corr"])
                   and all(m in nulls.get(t.column, ([],))[0] for t in result.tasks)]
