@@ -122,10 +122,11 @@ def run_meta_eval(
               "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
               "coverage_limited": coverage_limited}
     with tracked_run(tracking, "meta-eval", params, {"tribunal.command": "mt meta-eval"}, sig) as run:
-        for row in table.to_dict("records"):
+        numeric = table.astype({c: float for c in table.columns if c != "metric"})  # rank columns: NA -> NaN
+        for row in numeric.to_dict("records"):
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})
         run.log_text(table_to_tsv(table), "meta_eval.tsv")
-        run.log_table(table, "meta_eval.json")
+        run.log_table(numeric, "meta_eval.json")
         result = MetaEvalResult(table, computed.details, sig, run.run_id, chosen, rankings, computed.notes,
                                 coverage_limited)
         if result.problems():
