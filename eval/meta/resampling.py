@@ -33,6 +33,7 @@ from tribunal.eval.meta.correlation import PairIndex, PairTable, pair_correct
 from tribunal.eval.meta.spa import flip_matrix
 
 _BLOCK_CELLS = 2_000_000  # swap-pattern entries per block: bounds memory on large unit sets
+_PAIR_CHUNK = 128  # metric pairs per SPA step
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
@@ -165,7 +166,12 @@ def spa_nulls(gold_p: np.ndarray, values: np.ndarray, samples: int, rng: np.rand
         moved = flips @ weighted.transpose(1, 0, 2).reshape(n_segments, -1)  # permutations x (draws * M * systems)
         moved = np.ascontiguousarray(moved.T.reshape(size, n_metrics, n_systems, permutations))
         for draw in moved:
-            delta = draw[b] - draw[a]  # pairs x systems x permutations
-            stat_a.append(_hybrid_spa(base[a] + delta, gold_pairs))
-            stat_b.append(_hybrid_spa(base[b] - delta, gold_pairs))
+            row_a, row_b = [], []
+            for chunk in range(0, len(a), _PAIR_CHUNK):  # bounds memory with many metrics
+                ca, cb = a[chunk:chunk + _PAIR_CHUNK], b[chunk:chunk + _PAIR_CHUNK]
+                delta = draw[cb] - draw[ca]  # pairs x systems x permutations
+                row_a.append(_hybrid_spa(base[ca] + delta, gold_pairs))
+                row_b.append(_hybrid_spa(base[cb] - delta, gold_pairs))
+            stat_a.append(np.concatenate(row_a))
+            stat_b.append(np.concatenate(row_b))
     return _assemble(np.array(stat_a), np.array(stat_b), n_metrics)
