@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -68,28 +69,52 @@ def ranking(column: str, names: list[str], values: np.ndarray, null: np.ndarray,
     return Ranking(column, [names[m] for m in order], values[order], p, assign_ranks(p, alpha))
 
 
-def _task_nulls(result: MetaEvalTable, task: Task, names: list[str], samples: int,
-                rng: np.random.Generator) -> np.ndarray:
-    """The draws of one task for the metrics ``names`` (all scored on it, on the same gold)."""
-    inputs = [[result.inputs[m, lp] for m in names] for lp in task.lps]
-    golds = [entries[0][0] for entries in inputs]
-    kind = task.kind
-    if kind == "sys_acc":
-        return accuracy_nulls([g.sys for g in golds], [np.stack([a.sys for _, a in e]) for e in inputs], samples, rng)
-    gold, entries = golds[0], inputs[0]
-    if kind == "sys_pearson":
-        return pearson_nulls(gold.sys, np.stack([a.sys for _, a in entries]), samples, rng)
-    if kind == "seg_pearson":
-        rated = ~np.isnan(gold.seg)
-        return pearson_nulls(gold.seg[rated], np.stack([a.seg[rated] for _, a in entries]), samples, rng)
-    if kind in ("seg_acc_t", "seg_acc_eq"):
-        epsilons = [result.details[m][task.lps[0]].epsilon for m in names]
-        return pair_outcome_nulls(gold.pairs, [a.seg for _, a in entries], epsilons, samples, rng)
-    if kind == "sys_spa":
-        rows, columns = gold.spa_cells
-        values = np.stack([a.seg[np.ix_(rows, columns)] for _, a in entries])
-        return spa_nulls(gold.spa_p_values, values, samples, rng)
-    raise ValueError(f"no resampling for task kind {kind!r}")
+Draws = Callable[[MetaEvalTable, Task, list[str], int, np.random.Generator], np.ndarray]
+
+
+def _entries(result: MetaEvalTable, task: Task, names: list[str], lp: str | None = None) -> list:
+    return [result.inputs[m, lp or task.lps[0]] for m in names]
+
+
+def _pooled_accuracy(result, task, names, samples, rng):
+    per_lp = [_entries(result, task, names, lp) for lp in task.lps]
+    return accuracy_nulls([e[0][0].sys for e in per_lp], [np.stack([a.sys for _, a in e]) for e in per_lp],
+                          samples, rng)
+
+
+def _sys_pearson(result, task, names, samples, rng):
+    entries = _entries(result, task, names)
+    return pearson_nulls(entries[0][0].sys, np.stack([a.sys for _, a in entries]), samples, rng)
+
+
+def _seg_pearson(result, task, names, samples, rng):
+    entries = _entries(result, task, names)
+    rated = ~np.isnan(entries[0][0].seg)
+    return pearson_nulls(entries[0][0].seg[rated], np.stack([a.seg[rated] for _, a in entries]), samples, rng)
+
+
+def _pair_outcomes(result, task, names, samples, rng):
+    entries = _entries(result, task, names)
+    epsilons = [result.details[m][task.lps[0]].epsilon for m in names]
+    return pair_outcome_nulls(entries[0][0].pairs, [a.seg for _, a in entries], epsilons, samples, rng)
+
+
+def _spa(result, task, names, samples, rng):
+    entries = _entries(result, task, names)
+    gold = entries[0][0]
+    cells = np.ix_(*gold.spa_cells)
+    return spa_nulls(gold.spa_p_values, np.stack([a.seg[cells] for _, a in entries]), samples, rng)
+
+
+DRAWS: dict[str, Draws] = {
+    "sys_acc": _pooled_accuracy,
+    "sys_pearson": _sys_pearson,
+    "seg_pearson": _seg_pearson,
+    "seg_acc_t": _pair_outcomes,
+    "seg_acc_eq": _pair_outcomes,
+    "sys_spa": _spa,
+}
+"""Paired permutation draws per kind of task, for metrics all scored on the task's gold."""
 
 
 def significance(result: MetaEvalTable, samples: int, seed: int, alpha: float = ALPHA) -> dict[str, Ranking]:
@@ -109,7 +134,7 @@ def significance(result: MetaEvalTable, samples: int, seed: int, alpha: float = 
     # Each task draws from its own seeded generator, so running them on threads changes no number;
     # matrix products and comparisons release the GIL.
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = {n: pool.submit(_task_nulls, result, result.tasks[n], names, samples,
+        futures = {n: pool.submit(DRAWS[result.tasks[n].kind], result, result.tasks[n], names, samples,
                                   np.random.default_rng([seed, n])) for n, names in scored.items()}
     rankings, nulls = {}, {}
     for number, names in scored.items():

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tribunal.eval.meta.correlation import PairIndex, PairTable, pair_correct
+from tribunal.eval.meta.correlation import PairIndex, pair_correct
 from tribunal.eval.meta.spa import flip_matrix
 
 _BLOCK_CELLS = 2_000_000  # swap-pattern entries per block: bounds memory on large unit sets
