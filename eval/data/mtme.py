@@ -4,6 +4,11 @@
     human-scores/LP.GOLD.{seg,sys,domain}.score   human-scores/LP.NAME.seg.rating
     metric-scores/LP/METRIC-REF.{seg,sys,domain}.score
 
+Newer sets may hold sources, references and outputs as JSONL (``sources/LP.jsonl`` with a
+``source`` field, ``references/LP.REF.jsonl`` with ``target``, ``system-outputs/LP/SYS.jsonl``
+with ``hypothesis``); a ``.txt`` file wins over a ``.jsonl`` one of the same name. The gold score
+name (``mqm``, ``esa``, ``esa-human1``) comes from the test set's conventions.
+
 Everything is read lazily and once; every per-segment file is checked against the source length.
 """
 
@@ -14,30 +19,49 @@ from pathlib import Path
 
 import numpy as np
 
-from tribunal.eval.data.conventions import WMT23, Conventions
+from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.ratings import Rating, read_ratings
 from tribunal.eval.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
-from tribunal.eval.data.text_files import read_documents, read_lines
+from tribunal.eval.data.text_files import read_documents, read_segments
+
+TEXT_SUFFIXES = (".txt", ".jsonl")
+
+
+def _text_file(folder: Path, stem: str) -> Path | None:
+    """``folder/stem.txt``, else ``folder/stem.jsonl``, else None."""
+    for suffix in TEXT_SUFFIXES:
+        path = folder / f"{stem}{suffix}"
+        if path.is_file():
+            return path
+    return None
+
+
+def _stems(folder: Path, prefix: str = "") -> list[str]:
+    """Names of the ``prefix*.txt`` / ``prefix*.jsonl`` files of a folder, prefix and suffix removed."""
+    found = {p.name[len(prefix):-len(p.suffix)] for s in TEXT_SUFFIXES for p in folder.glob(f"{prefix}*{s}")}
+    return sorted(found)
 
 
 class LanguagePair:
     """One language pair of an MTME test set."""
 
-    def __init__(self, root: str | Path, lp: str, conventions: Conventions = WMT23,
+    def __init__(self, root: str | Path, lp: str, conventions: Conventions | None = None,
                  extra_metric_roots: tuple[str | Path, ...] = ()):
         self.root = Path(root)
         self.lp = lp
-        self.conventions = conventions
+        self.conventions = conventions or conventions_for(self.root)
         # Folders laid out like metric-scores/ (LP/NAME-REF.*.score), searched before the test set's own.
         self.metric_dirs = [Path(r) / lp for r in extra_metric_roots] + [self.root / "metric-scores" / lp]
-        if not (self.root / "sources" / f"{lp}.txt").is_file():
+        source = _text_file(self.root / "sources", lp)
+        if source is None:
             raise DataFormatError(self.root / "sources" / f"{lp}.txt", None, f"no source file for {lp}")
+        self.source_file = source
 
     # --- text -------------------------------------------------------------------------------
     @cached_property
     def sources(self) -> list[str]:
-        return read_lines(self.root / "sources" / f"{self.lp}.txt")
+        return read_segments(self.source_file, "source")
 
     @property
     def n_segments(self) -> int:
@@ -45,34 +69,53 @@ class LanguagePair:
 
     @cached_property
     def ref_names(self) -> list[str]:
-        prefix = f"{self.lp}."
-        return sorted(p.name[len(prefix):-len(".txt")] for p in (self.root / "references").glob(f"{prefix}*.txt"))
+        return _stems(self.root / "references", f"{self.lp}.")
 
     def reference(self, name: str) -> list[str]:
-        return read_lines(self.root / "references" / f"{self.lp}.{name}.txt", self.n_segments)
+        folder = self.root / "references"
+        path = _text_file(folder, f"{self.lp}.{name}") or folder / f"{self.lp}.{name}.txt"
+        return read_segments(path, "target", self.n_segments)
 
     @cached_property
     def system_names(self) -> list[str]:
-        return sorted(p.stem for p in (self.root / "system-outputs" / self.lp).glob("*.txt"))
+        return _stems(self.root / "system-outputs" / self.lp)
 
     def system_output(self, system: str) -> list[str]:
-        return read_lines(self.root / "system-outputs" / self.lp / f"{system}.txt", self.n_segments)
+        folder = self.root / "system-outputs" / self.lp
+        return read_segments(_text_file(folder, system) or folder / f"{system}.txt", "hypothesis", self.n_segments)
 
     @cached_property
     def documents(self) -> list[tuple[str, str]]:
         return read_documents(self.root / "documents" / f"{self.lp}.docs", self.n_segments)
 
     # --- human scores -----------------------------------------------------------------------
+    @cached_property
+    def gold_name(self) -> str:
+        """The gold score name: the conventions' first preference with score files for this pair."""
+        folder = self.root / "human-scores"
+        for name in self.conventions.gold:
+            if any((folder / f"{self.lp}.{name}.{level}.score").is_file() for level in ("seg", "sys")):
+                return name
+        return self.conventions.gold[0]
+
     def _human(self, suffix: str) -> Path:
-        return self.root / "human-scores" / f"{self.lp}.{self.conventions.gold}.{suffix}"
+        return self.root / "human-scores" / f"{self.lp}.{self.gold_name}.{suffix}"
 
     @cached_property
     def gold_seg(self) -> dict[str, np.ndarray]:
-        return read_seg_scores(self._human("seg.score"), self.n_segments)
+        path = self._human("seg.score")
+        scores = read_seg_scores(path, self.n_segments)
+        if not any((~np.isnan(v)).any() for v in scores.values()):
+            raise DataFormatError(path, None, "no segment has a gold score (empty file or all None)")
+        return scores
 
     @cached_property
     def gold_sys(self) -> dict[str, float]:
-        return read_sys_scores(self._human("sys.score"))
+        path = self._human("sys.score")
+        scores = read_sys_scores(path)
+        if not any(not np.isnan(v) for v in scores.values()):
+            raise DataFormatError(path, None, "no system has a gold score (empty file or all None)")
+        return scores
 
     @cached_property
     def gold_domain(self) -> dict[tuple[str, str], float]:
@@ -129,19 +172,37 @@ class LanguagePair:
         return read_sys_scores(path) if path else None
 
     # --- who is scored ----------------------------------------------------------------------
-    def scored_systems(self, include_human: bool | None = None) -> list[str]:
-        """Systems that enter meta-evaluation: gold-scored, not outliers, not the standard ref.
-
-        Human translations (the references) enter only where the conventions say so.
-        """
+    def _eligible(self, systems, include_human: bool | None) -> list[str]:
         if include_human is None:
-            include_human = self.lp in self.conventions.human_as_system
+            include_human = self.conventions.includes_human(self.lp)
         excluded = set(self.conventions.outliers.get(self.lp, ())) | {self.conventions.std_ref(self.lp)}
         if not include_human:
             excluded |= set(self.ref_names)
-        return sorted(s for s in self.gold_sys if s not in excluded)
+        return sorted(s for s in systems if s not in excluded)
+
+    def scored_systems(self, include_human: bool | None = None) -> list[str]:
+        """Systems that enter system-level meta-evaluation: gold-scored, not outliers, not the standard ref.
+
+        Human translations (the references) enter only where the conventions say so.
+        """
+        return self._eligible((s for s, v in self.gold_sys.items() if not np.isnan(v)), include_human)
+
+    def rated_systems(self, include_human: bool | None = None) -> list[str]:
+        """Systems with at least one gold segment score, under the same exclusions."""
+        return self._eligible((s for s, v in self.gold_seg.items() if (~np.isnan(v)).any()), include_human)
 
 
 def language_pairs(root: str | Path) -> list[str]:
-    """The language pairs present under an MTME root (one per ``sources/LP.txt``)."""
-    return sorted(p.stem for p in (Path(root) / "sources").glob("*.txt"))
+    """The language pairs of an MTME root (one per ``sources/LP.txt`` or ``.jsonl``).
+
+    A pair with human or metric scores but no source file is an error, never a smaller set.
+    """
+    root = Path(root)
+    present = _stems(root / "sources")
+    scored = {p.name.split(".", 1)[0] for p in (root / "human-scores").glob("*.score")}
+    scored |= {p.name for p in (root / "metric-scores").glob("*") if p.is_dir()}
+    missing = sorted(scored - set(present))
+    if missing:
+        raise DataFormatError(root / "sources" / f"{missing[0]}.txt", None,
+                              f"missing: {', '.join(missing)} ha{'s' if len(missing) == 1 else 've'} scores but no source file")
+    return present

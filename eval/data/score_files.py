@@ -1,7 +1,8 @@
 """MTME score files: ``.seg.score`` / ``.sys.score`` (``SYSTEM\\tscore``) and ``.domain.score``.
 
 ``None`` marks an unrated cell and becomes NaN. Line i of a system's block in a segment file is
-segment i of the source.
+segment i of the source. NaN and non-finite scores (``inf``, ``-inf``, ``1e400``) are refused with
+the file and line: they would silently change correlations and accuracies.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def _parse_score(path: Path, number: int, text: str) -> float:
         raise DataFormatError(path, number, f"score {text!r} is not a number or None") from None
     if math.isnan(value):
         raise DataFormatError(path, number, "score is NaN; write None for an unrated cell")
+    if math.isinf(value):
+        raise DataFormatError(path, number, f"score {text!r} is not finite; write None for an unrated cell")
     return value
 
 

@@ -1,7 +1,11 @@
-"""Line-aligned text files of the mt-metrics-eval layout (sources, references, outputs, documents)."""
+"""Line-aligned text files of the mt-metrics-eval layout (sources, references, outputs, documents).
+
+Newer sets may hold sources, references and outputs as JSONL instead (one JSON object per segment).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tribunal.eval.data.errors import DataFormatError
@@ -38,3 +42,32 @@ def read_documents(path: str | Path, expected: int | None = None) -> list[tuple[
             )
         rows.append((parts[0], parts[1]))
     return rows
+
+
+def read_jsonl_field(path: str | Path, field: str, expected: int | None = None) -> list[str]:
+    """One ``field`` per line of a JSONL file (newer mt-metrics-eval sets: ``source`` / ``target`` /
+    ``hypothesis``); a JSON ``null`` (a missing translation) reads as the empty string."""
+    path = Path(path)
+    values = []
+    for number, line in enumerate(read_lines(path), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise DataFormatError(path, number, f"not a JSON line: {err.msg}") from None
+        if not isinstance(record, dict) or field not in record:
+            raise DataFormatError(path, number, f"expected a JSON object with a {field!r} field")
+        value = record[field]
+        if value is not None and not isinstance(value, str):
+            raise DataFormatError(path, number, f"{field!r} must be a string or null")
+        values.append(value or "")
+    if expected is not None and len(values) != expected:
+        raise DataFormatError(path, len(values), f"has {len(values)} lines but the source has {expected}")
+    return values
+
+
+def read_segments(path: str | Path, field: str, expected: int | None = None) -> list[str]:
+    """Segments of a ``.txt`` (one per line) or ``.jsonl`` (``field`` of each line) file."""
+    path = Path(path)
+    if path.suffix == ".jsonl":
+        return read_jsonl_field(path, field, expected)
+    return read_lines(path, expected)

@@ -1,16 +1,21 @@
-"""``tribunal mt meta-eval`` as a function: load, compute the WMT23 table, track the run."""
+"""``tribunal mt meta-eval`` as a function: load, compute a protocol's table, rank, track the run."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from tribunal.errors import UserError
+from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair, language_pairs
-from tribunal.eval.meta.report import table_to_tsv
-from tribunal.eval.meta.wmt23 import LpResult, wmt23_table
+from tribunal.eval.meta.clusters import Ranking, significance
+from tribunal.eval.meta.lp_tasks import LpResult
+from tribunal.eval.meta.protocols import Protocol, get_protocol
+from tribunal.eval.meta.report import table_to_tsv, with_ranks
+from tribunal.eval.meta.table import meta_eval_table
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import files_hash, signature
 
@@ -21,6 +26,10 @@ class MetaEvalResult:
     details: dict[str, dict[str, LpResult]]
     signature: str
     run_id: str | None
+    protocol: Protocol | None = None
+    rankings: dict[str, Ranking] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    coverage_limited: bool = False
 
     def problems(self) -> list[str]:
         """Human-readable notes on metrics that could not be scored on some task."""
@@ -32,24 +41,53 @@ class MetaEvalResult:
         ]
 
 
+def default_lps(data: Path) -> list[str]:
+    """The data set's primary pairs if present, else every pair with gold score files."""
+    present = language_pairs(data)
+    primary = [lp for lp in conventions_for(data).primary_lps if lp in present]
+    if primary:
+        return primary
+    scored = {p.name.split(".", 1)[0] for p in (data / "human-scores").glob("*.seg.score")}
+    return [lp for lp in present if lp in scored] or present
+
+
+def _check_score_folders(scores: tuple[Path, ...], lps: list[str]) -> None:
+    for folder in scores:
+        if not folder.is_dir():
+            raise UserError(f"--scores {folder}: no such folder")
+        if not any((folder / lp).is_dir() for lp in lps):
+            raise UserError(f"--scores {folder}: holds no {' / '.join(lps)} folder (expected a folder laid out "
+                            f"like metric-scores/: LP/NAME-REF.seg.score)")
+
+
 def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ()) -> dict[str, LanguagePair]:
-    """Open the requested language pairs (all present ones by default).
+    """Open the requested language pairs (the data set's primary ones by default).
 
     ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output).
     """
     present = language_pairs(data)
-    lps = lps or present
+    lps = lps or default_lps(data)
     unknown = [lp for lp in lps if lp not in present]
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
+    _check_score_folders(tuple(scores), lps)
     return {lp: LanguagePair(data, lp, extra_metric_roots=scores) for lp in lps}
+
+
+def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> None:
+    """A requested metric with scores in none of the pairs is an error, never a blank row."""
+    for metric in metrics or ():
+        if not any(pair.resolve_metric(metric) for pair in pairs.values()):
+            refs = sorted({pair.conventions.std_ref(lp) for lp, pair in pairs.items()})
+            raise UserError(f"--metric {metric}: no {metric}-{'/'.join(refs)} or {metric}-src score files "
+                            f"in {', '.join(sorted(pairs))}")
 
 
 def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]:
     """Every file the table reads: gold scores and the resolved metric score files."""
     files = []
     for pair in pairs.values():
-        files += [pair._human("seg.score"), pair._human("sys.score")]
+        files += [p for p in (pair._human("seg.score"), pair._human("sys.score")) if p.is_file()]
         for metric in metrics:
             full = pair.resolve_metric(metric)
             if full:
@@ -59,22 +97,38 @@ def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]
 
 def run_meta_eval(
     data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
-    scores: tuple[Path, ...] = (),
+    scores: tuple[Path, ...] = (), protocol: str | None = None, samples: int = 0, seed: int = 1234,
+    coverage_limited: bool = False,
 ) -> MetaEvalResult:
-    """Compute the WMT23 table and log it as one MLflow run."""
-    pairs = load_pairs(data, lps, scores)
-    table, details = wmt23_table(pairs, metrics)
-    names = list(details)
+    """Compute a protocol's table (the data set's own by default), optionally ranked, as one MLflow run.
+
+    ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws.
+    """
+    chosen = get_protocol(protocol or conventions_for(data).protocol)
+    pairs = load_pairs(data, lps, tuple(scores))
+    check_metrics(pairs, metrics)
+    computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
+    rankings = significance(computed, samples, seed) if samples else {}
+    table = with_ranks(computed.table, rankings) if samples else computed.table
+    names = list(computed.details)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names))}"
-    sig = signature({"task": "wmt23-primary", "metrics": len(names), "data": data_tag})
-    params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names),
-              "scores": ",".join(map(str, scores))}
+    fields = {"task": f"{chosen.name}-primary", "metrics": len(names), "data": data_tag}
+    if samples:
+        fields |= {"significance": samples, "seed": seed}
+    if coverage_limited:
+        fields["coverage"] = "limited"
+    sig = signature(fields)
+    params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names), "protocol": chosen.name,
+              "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
+              "coverage_limited": coverage_limited}
     with tracked_run(tracking, "meta-eval", params, {"tribunal.command": "mt meta-eval"}, sig) as run:
-        for row in table.to_dict("records"):
+        numeric = table.astype({c: float for c in table.columns if c != "metric"})  # rank columns: NA -> NaN
+        for row in numeric.to_dict("records"):
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})
         run.log_text(table_to_tsv(table), "meta_eval.tsv")
-        run.log_table(table, "meta_eval.json")
-        result = MetaEvalResult(table, details, sig, run.run_id)
+        run.log_table(numeric, "meta_eval.json")
+        result = MetaEvalResult(table, computed.details, sig, run.run_id, chosen, rankings, computed.notes,
+                                coverage_limited)
         if result.problems():
             run.log_text("\n".join(result.problems()) + "\n", "problems.txt")
     return result

@@ -1,9 +1,9 @@
-"""``tribunal data ...``: fetch the WMT23 data and check a data folder."""
+"""``tribunal data ...``: fetch test sets in the mt-metrics-eval layout and check a data folder."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -15,22 +15,27 @@ app = typer.Typer(no_args_is_help=True)
 
 @app.command("fetch")
 def fetch(
-    name: str = typer.Argument(..., help="Test set to fetch: wmt23."),
+    names: List[str] = typer.Argument(..., help="Test sets to fetch: wmt23, wmt24, wmt24pp, wmt25 (several at once)."),
     dest: Optional[Path] = typer.Option(None, "--dest", help="Data root (default: $TRIBUNAL_DATA or ~/.tribunal/data)."),
     url: Optional[str] = typer.Option(None, "--url", help="Archive URL (default: the official mt-metrics-eval archive)."),
-    force: bool = typer.Option(False, "--force", help="Replace an existing copy."),
+    force: bool = typer.Option(False, "--force", help="Replace existing copies."),
 ) -> None:
-    """Download the official mt-metrics-eval archive and unpack one test set."""
+    """Download the official mt-metrics-eval archive once and unpack the named test sets."""
     import tempfile
     from urllib.error import URLError
 
     from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
 
-    from tribunal.eval.data.fetch import MTME_ARCHIVE_URL, download, extract_test_set
+    from tribunal.eval.data.fetch import MTME_ARCHIVE_URL, TEST_SETS, download, extract_test_sets
 
-    if name != "wmt23":
-        raise UserError(f"unknown test set {name!r} (available: wmt23)")
+    unknown = [n for n in names if n not in TEST_SETS]
+    if unknown:
+        raise UserError(f"unknown test set {unknown[0]!r} (available: {', '.join(TEST_SETS)})")
+    names = list(dict.fromkeys(names))
     root = dest or data_root() or Path.home() / ".tribunal" / "data"
+    taken = [root / n for n in names if (root / n).exists()]
+    if taken and not force:
+        raise UserError(f"{taken[0]}: already exists (use --force to replace it)")
     with tempfile.TemporaryDirectory() as tmp, Progress(
         "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn()
     ) as bar:
@@ -41,14 +46,17 @@ def fetch(
         except (URLError, OSError, ValueError) as err:
             raise UserError(f"download of {url or MTME_ARCHIVE_URL} failed: {err}") from None
         bar.update(task, description="unpacking")
-        final = extract_test_set(archive, root, name, force)
-    typer.echo(f"{name} unpacked to {final}")
+        finals = extract_test_sets(archive, root, tuple(names), force)
+    for name, final in finals.items():
+        typer.echo(f"{name} unpacked to {final}")
 
 
 @app.command("check")
 def check(data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout.")) -> None:
-    """Read every file of a WMT23-style folder and report what it holds (or the first bad line)."""
+    """Read every file of a test-set folder and report what it holds (or the first bad line)."""
     from tribunal.eval.data.mtme import LanguagePair, language_pairs
+    from tribunal.eval.meta.lp_tasks import GoldMatrices
+    from tribunal.eval.meta.protocols import get_protocol
 
     folder = resolve_wmt23(data)
     for lp in language_pairs(folder):
@@ -57,12 +65,22 @@ def check(data: Optional[Path] = typer.Option(None, "--data", help="A folder in 
             pair.system_output(system)
         for ref in pair.ref_names:
             pair.reference(ref)
-        _ = pair.documents, pair.gold_seg, pair.gold_sys, pair.gold_domain
+        if (folder / "documents" / f"{lp}.docs").is_file():
+            pair.documents
+        gold = pair.gold_name
+        has_gold = any((folder / "human-scores").glob(f"{lp}.{gold}.s[ey][gs].score"))
+        if has_gold:
+            _ = pair.gold_seg, pair.gold_sys
+            if (folder / "human-scores" / f"{lp}.{gold}.domain.score").is_file():
+                pair.gold_domain
+            # the same consistency the meta-evaluation requires (every rated system has a system score)
+            GoldMatrices.from_pair(pair, need_sys=get_protocol(pair.conventions.protocol).needs_sys_scores)
         for rating in pair.rating_names:
             pair.ratings(rating)
         for metric in pair.metric_names:
             pair.metric_seg(metric), pair.metric_sys(metric)
         typer.echo(
             f"{lp}: {pair.n_segments} segments, {len(pair.system_names)} outputs, "
+            f"{'gold ' + gold if has_gold else 'no gold scores'}, "
             f"{len(pair.rating_names)} rating files, {len(pair.metric_names)} metric files: ok"
         )

@@ -1,4 +1,4 @@
-"""``tribunal mt ...``: meta-evaluation and metric comparison on WMT23-style data."""
+"""``tribunal mt ...``: meta-evaluation and metric comparison on data in the mt-metrics-eval layout."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from tribunal.cli.common import Experiment, NoTrack, TrackingUri, resolve_wmt23,
 app = typer.Typer(no_args_is_help=True)
 
 DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
+ProtocolOption = typer.Option(
+    None, "--protocol", help="wmt23 | wmt24 | wmt25 (default: the data set's own; wmt24 on WMT23 data is WMT24OnWMT23)."
+)
 
 
 @app.command("meta-eval")
@@ -24,18 +27,35 @@ def meta_eval(
     scores: Optional[List[Path]] = typer.Option(
         None, "--scores", help="Extra folder laid out like metric-scores/ (LP/NAME-REF.seg.score), e.g. a judge's --out."
     ),
+    protocol: Optional[str] = ProtocolOption,
+    significance: int = typer.Option(
+        0, "--significance", min=0, help="K paired permutation draws for significance clusters (0: none; WMT uses 1000)."
+    ),
+    seed: int = typer.Option(1234, "--seed", help="Seed of the significance draws."),
+    coverage_limited: bool = typer.Option(
+        False, "--coverage-limited",
+        help="Score a metric that misses rated cells (or a .sys.score) on the cells it covers, marked as such.",
+    ),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """The WMT23 primary table: pooled system accuracy, Pearson and acc-t per language pair."""
+    """A primary meta-evaluation table (WMT23: accuracy, Pearson, acc-t; WMT24/25: SPA, acc_eq), optionally ranked."""
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
     from tribunal.eval.meta.report import rich_table, write_tsv
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()))
+    result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
+                           protocol, significance, seed, coverage_limited)
     console, errors = make_console(), make_console(stderr=True)
-    console.print(rich_table(result.table, "WMT23 meta-evaluation (Pearson columns: raw r)"))
+    title = result.protocol.title
+    if significance:
+        title += f"; (rank) = significance cluster, {significance} draws, seed {seed}"
+    if coverage_limited:
+        title += "; COVERAGE-LIMITED: rows with coverage < 1 are scored on the cells they cover"
+    console.print(rich_table(result.table, title))
+    for note in result.notes:
+        errors.print(f"[cyan]note:[/cyan] {note}")
     for problem in result.problems():
         errors.print(f"[yellow]not scored:[/yellow] {problem}")
     if output:
@@ -54,16 +74,17 @@ def compare(
     lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
     samples: int = typer.Option(1000, "--samples", min=10, help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(1234, "--seed", help="Random seed (results are reproducible)."),
+    protocol: Optional[str] = ProtocolOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Paired significance test of A against B on every WMT23 task."""
+    """Paired significance test of A against B on every task of a protocol (wmt24/25: SPA and acc_eq)."""
     from tribunal.eval.meta.compare_job import run_compare
     from tribunal.eval.meta.report import rich_table
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings)
+    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol)
     console = make_console()
     console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
     console.print(f"signature: {result.signature}")

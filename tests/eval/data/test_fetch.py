@@ -90,3 +90,51 @@ def test_unsafe_and_wrong_archives_are_refused(tmp_path):
     with pytest.raises(DataFormatError, match="not a readable tar archive"):
         extract_test_set(junk, tmp_path / "out")
     assert not (tmp_path / "out" / "wmt23").exists()
+
+
+def current_archive_members() -> dict[str, bytes]:
+    """The current archive's shape: several test sets side by side, newer ones in the newer layouts."""
+    from tests.eval.data.newer_sets import wmt24_files, wmt25_files
+
+    top = "mt-metrics-eval-v2"
+    members = {f"{top}/wmt23/sources/en-de.txt": b"hello\n", f"{top}/wmt24pp/sources/en-de_DE.jsonl": b"{}\n"}
+    members |= {f"{top}/wmt24/{path}": data for path, data in wmt24_files().items()}
+    members |= {f"{top}/wmt25/{path}": data for path, data in wmt25_files().items()}
+    return members
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tribunal", *args], capture_output=True, text=True, timeout=180)
+
+
+def test_fetch_several_sets_of_the_current_archive_in_one_download(tmp_path, served):
+    folder, url = served
+    make_archive(folder / "mtme.tgz", current_archive_members())
+    dest = tmp_path / "data"
+    result = run("data", "fetch", "wmt24", "wmt25", "--dest", str(dest), "--url", f"{url}/mtme.tgz")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in dest.iterdir()) == ["wmt24", "wmt25"]  # nothing else, no leftovers
+    assert (dest / "wmt25" / "sources" / "en-cs_CZ.jsonl").is_file()
+
+    check = run("data", "check", "--data", str(dest / "wmt25"))
+    assert check.returncode == 0, check.stderr
+    assert "en-cs_CZ: 4 segments, 5 outputs, gold esa-human1" in check.stdout
+
+    table = run("mt", "meta-eval", "--data", str(dest / "wmt25"), "--no-track", "--output", str(tmp_path / "t.tsv"))
+    assert table.returncode == 0, table.stderr
+    header = (tmp_path / "t.tsv").read_text().splitlines()[0].split("\t")
+    assert header == ["metric", "avg_corr", "en-cs_CZ_sys_spa", "en-cs_CZ_seg_acc_eq"]  # the set's own protocol
+
+
+def test_fetch_refuses_unknown_or_absent_sets_and_writes_nothing(tmp_path, served):
+    folder, url = served
+    members = {k: v for k, v in current_archive_members().items() if "/wmt24pp/" not in k}
+    make_archive(folder / "mtme.tgz", members)
+    dest = tmp_path / "data"
+    unknown = run("data", "fetch", "wmt99", "--dest", str(dest), "--url", f"{url}/mtme.tgz")
+    assert unknown.returncode == 2 and "unknown test set 'wmt99' (available: wmt23, wmt24, wmt24pp, wmt25)" in unknown.stderr
+    absent = run("data", "fetch", "wmt25", "wmt24pp", "--dest", str(dest), "--url", f"{url}/mtme.tgz")
+    assert absent.returncode == 2
+    assert absent.stderr.strip().splitlines() == [f"tribunal: error: {absent.stderr.split('error: ')[1].strip()}"]
+    assert "archive holds no wmt24pp/sources folder" in absent.stderr
+    assert not dest.exists() or list(dest.iterdir()) == []  # wmt25 was not left behind either

@@ -1,0 +1,110 @@
+"""System-level soft pairwise accuracy (SPA; Thompson et al., 2024, arXiv 2409.09598). Pure, no I/O.
+
+For every pair of systems i < j, a paired permutation test over the segments gives the p-value
+that i beats j, once from the gold and once from the metric segment scores; SPA is
+``1 - mean over i < j of |p_ij(gold) - p_ij(metric)|``.
+
+The permutations are those of WMT24 / mt-metrics-eval: ``numpy.random.default_rng(4).random(
+(1000, n_segments), dtype=float32)`` rounded to 0 / 1 (``rint``), times 2 minus 1, one sign
+matrix shared by every system and by gold and metric. With system score = sum of its segment
+scores, ``p_ij = mean_r [sum_s sign_rs (x_is - x_js) >= sum_s (x_is - x_js)]``. Subtracting the
+observed difference from both sides, the condition is ``sum_{s flipped in r} x_is <=
+sum_{s flipped in r} x_js``: each permutation compares the two systems' sums over the segments it
+flips, so one matrix product ``flips @ scores`` serves every pair of systems at once.
+
+Exact ties are decided exactly and count as ``>=``. A permutation ties the observed difference
+when it flips no segment (the all-plus row) or only segments whose flipped sums agree, which MQM
+scores make common (many segments score 0 for both systems). mt-metrics-eval sums in float32 and
+leaves those ties to rounding, so its SPA moves by about 1e-4 between runs. Here:
+
+- scores on a decimal grid (every value within 1e-6 of a multiple of ``10**-k`` after scaling,
+  ``k <= 6``: MQM's 0.1 steps, written in the files with float noise such as
+  ``-5.199999999999999``) are snapped to integers on that grid, whose sums are exact in float64
+  (every partial sum stays below 2**53), so decimal-equal sums compare equal;
+- other scores are summed in float64 with a rounding-error bound, and the comparisons that fall
+  within the bound are re-decided with ``math.fsum``, exact on the float64 values.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+PERMUTATIONS = 1000
+SIGN_SEED = 4
+_MAX_GRID_DIGITS = 6
+_GRID_TOLERANCE = 1e-6
+_UNIT_ROUNDOFF = 2.0 ** -53
+
+
+@lru_cache(maxsize=8)
+def flip_matrix(n_segments: int, permutations: int = PERMUTATIONS, seed: int = SIGN_SEED) -> np.ndarray:
+    """(permutations x n_segments) 0/1 float64 matrix: 1 where the shared sign matrix is -1.
+
+    Built exactly as mt-metrics-eval builds its signs (float32 uniforms, ``rint``), read-only.
+    """
+    uniform = np.random.default_rng(seed).random(size=(permutations, n_segments), dtype=np.float32)
+    signs = np.rint(uniform) * 2.0 - 1.0
+    flips = (signs < 0).astype(np.float64)
+    flips.setflags(write=False)
+    return flips
+
+
+def decimal_grid(scores: np.ndarray) -> np.ndarray | None:
+    """The scores as integers on the coarsest decimal grid ``10**-k`` (k <= 6) they lie on, else None.
+
+    Returns None too when a column's absolute sum could reach 2**53 (sums would stop being exact).
+    """
+    scores = np.asarray(scores, float)
+    for digits in range(_MAX_GRID_DIGITS + 1):
+        scaled = scores * 10.0 ** digits
+        snapped = np.rint(scaled)
+        if np.all(np.abs(scaled - snapped) <= _GRID_TOLERANCE):
+            return snapped if np.abs(snapped).sum(axis=0).max(initial=0) < 2.0 ** 53 else None
+    return None
+
+
+def _exact_at_most(values: np.ndarray, flipped: np.ndarray, i: int, j: int) -> bool:
+    """Whether ``sum(values[flipped, i]) <= sum(values[flipped, j])`` in exact arithmetic."""
+    return math.fsum(np.concatenate([values[flipped, i], -values[flipped, j]])) <= 0.0
+
+
+def pairwise_p_values(scores: np.ndarray, flips: np.ndarray | None = None) -> np.ndarray:
+    """(systems x systems) matrix: ``p[i, j]`` = share of permutations in which i is judged >= j.
+
+    ``scores`` is (segments x systems) with no missing value; ``flips`` defaults to
+    :func:`flip_matrix` for the number of segments.
+    """
+    scores = np.asarray(scores, float)
+    if scores.ndim != 2 or np.isnan(scores).any():
+        raise ValueError("scores must be a (segments x systems) matrix without NaN")
+    flips = flip_matrix(scores.shape[0]) if flips is None else flips
+    grid = decimal_grid(scores)
+    values = scores if grid is None else grid
+    sums = flips @ values  # (permutations x systems): each system's sum over the flipped segments
+    at_most = sums[:, :, None] <= sums[:, None, :]
+    if grid is None:
+        n = scores.shape[0]
+        gamma = n * _UNIT_ROUNDOFF / (1 - n * _UNIT_ROUNDOFF)
+        bound = gamma * np.abs(values).sum(axis=0)  # rounding error of each column's flipped sum
+        margin = 2.0 * (bound[:, None] + bound[None, :])
+        undecided = np.abs(sums[:, :, None] - sums[:, None, :]) <= margin
+        for r, i, j in zip(*np.nonzero(undecided)):
+            if i != j:
+                at_most[r, i, j] = _exact_at_most(values, flips[r] > 0, i, j)
+    return at_most.mean(axis=0)
+
+
+def soft_pairwise_accuracy(gold_p: np.ndarray, metric_p: np.ndarray) -> float:
+    """``1 - mean over i < j of |gold_p[i, j] - metric_p[i, j]|`` (NaN with fewer than 2 systems)."""
+    i, j = np.triu_indices(gold_p.shape[0], k=1)
+    if len(i) == 0:
+        return float("nan")
+    return float(1.0 - np.abs(gold_p[i, j] - metric_p[i, j]).mean())
+
+
+def spa(gold: np.ndarray, metric: np.ndarray) -> float:
+    """SPA of a metric's (segments x systems) scores against the gold ones on the same cells."""
+    return soft_pairwise_accuracy(pairwise_p_values(gold), pairwise_p_values(metric))

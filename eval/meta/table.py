@@ -1,0 +1,129 @@
+"""A protocol's primary table over language pairs and metrics (the per-LP work in :mod:`lp_tasks`)."""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from tribunal.eval.data.mtme import LanguagePair
+from tribunal.eval.meta.lp_tasks import (
+    AlignedMetric,
+    GoldMatrices,
+    LpResult,
+    align_metric,
+    covered_inputs,
+    results_from_aligned,
+)
+from tribunal.eval.meta.protocols import KINDS, WMT23, Protocol, Task
+
+Inputs = tuple[GoldMatrices, AlignedMetric]
+"""What a metric's task values on one pair were computed from (kept for significance tests)."""
+
+
+@dataclass
+class MetaEvalTable:
+    """The table (sorted by ``avg_corr``), per-metric per-LP results and what they came from."""
+
+    table: pd.DataFrame
+    details: dict[str, dict[str, LpResult]]
+    protocol: Protocol
+    tasks: list[Task]
+    inputs: dict[tuple[str, str], Inputs] = field(default_factory=dict, repr=False)
+    notes: list[str] = field(default_factory=list)
+    coverage_limited: bool = False
+
+    def problems(self) -> list[str]:
+        """Human-readable notes on metrics that could not be scored on some task."""
+        return [f"{metric} {lp}: {problem}" for metric, per_lp in self.details.items()
+                for lp, result in per_lp.items() for problem in result.problems]
+
+
+def task_value(task: Task, per_lp: dict[str, LpResult]) -> float:
+    """A task's value from a metric's per-LP results (NaN where a pair is missing or unscored)."""
+    if task.pooled:  # pooled pairwise accuracy: sum of agreements over sum of system pairs
+        results = [per_lp.get(lp) for lp in task.lps]
+        if any(r is None or not r.pairs for r in results):
+            return math.nan
+        return sum(r.agree for r in results) / sum(r.pairs for r in results)
+    result = per_lp.get(task.lps[0])
+    return getattr(result, task.spec.field) if result else math.nan
+
+
+def summarize(metric: str, per_lp: dict[str, LpResult], tasks: list[Task], coverage: bool = False) -> dict:
+    """One table row: each task's value and the weighted average of their 0..1-scaled values."""
+    row: dict[str, object] = {"metric": metric}
+    total = weights = 0.0
+    for task in tasks:
+        value = task_value(task, per_lp)
+        row[task.column] = value
+        total += task.weight * task.spec.normalise(value)
+        weights += task.weight
+    row["avg_corr"] = total / weights if weights else math.nan
+    if coverage:
+        row["coverage"] = min((r.coverage for r in per_lp.values()), default=math.nan)
+    return row
+
+
+def _fields(tasks: list[Task]) -> set[str]:
+    """The LpResult fields the tasks read (pooled accuracy's agree / pairs come with any system scores)."""
+    return {KINDS[t.kind].field for t in tasks}
+
+
+def meta_eval_table(
+    pairs: dict[str, LanguagePair], metrics: list[str] | None = None, protocol: Protocol = WMT23,
+    workers: int | None = None, coverage_limited: bool = False,
+) -> MetaEvalTable:
+    """The ``protocol`` table over ``pairs`` for base metric names (all present ones by default).
+
+    ``coverage_limited`` computes a metric that misses rated cells (or a ``.sys.score``) on the
+    cells it covers, with system scores as means over them, and adds a ``coverage`` column.
+    """
+    lps = tuple(sorted(pairs))
+    tasks = protocol.tasks(lps)
+    fields = _fields(tasks)
+    need_sys = protocol.needs_sys_scores
+    golds = {lp: GoldMatrices.from_pair(pair, need_sys) for lp, pair in pairs.items()}
+    notes = []
+    if "sys_spa" in fields:
+        for lp, gold in golds.items():
+            gold.spa_p_values  # computed once, before the threads share it  # noqa: B018
+            if gold.spa_note:
+                notes.append(f"{lp}: {gold.spa_note}")
+    if metrics is None:
+        metrics = sorted(set().union(*(set(p.base_metrics()) for p in pairs.values())))
+
+    def job(metric: str, lp: str) -> tuple[LpResult, Inputs | None]:
+        pair, gold = pairs[lp], golds[lp]
+        full = pair.resolve_metric(metric)
+        if full is None:
+            return LpResult(problems=[f"no {metric}-{pair.conventions.std_ref(lp)} or {metric}-src scores"]), None
+        seg = pair.metric_seg(full)
+        aligned = align_metric(gold, pair.metric_sys(full) if need_sys else None, seg, need_sys)
+        if aligned.problems and coverage_limited:
+            covered = covered_inputs(gold, seg)
+            if covered is not None:
+                reasons = "; ".join(aligned.problems)
+                gold, aligned, cells, rated = covered
+                result = results_from_aligned(gold, aligned, fields)
+                result.coverage = cells / rated
+                result.note = (f"coverage-limited: scored on {cells} of {rated} rated cells "
+                               f"(system scores are means over them) because of: {reasons}")
+                return result, (gold, aligned)
+        return results_from_aligned(gold, aligned, fields), (gold, aligned)
+
+    # File parsing, sorting and matrix products release the GIL, so threads use every core.
+    with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        futures = {(m, lp): pool.submit(job, m, lp) for m in metrics for lp in lps}
+    outcomes = {key: future.result() for key, future in futures.items()}
+    details = {m: {lp: outcomes[m, lp][0] for lp in lps} for m in metrics}
+    notes += [f"{m} {lp}: {r.note}" for m, per_lp in details.items() for lp, r in per_lp.items() if r.note]
+    inputs = {key: value[1] for key, value in outcomes.items() if value[1] is not None}
+    columns = protocol.columns(lps) + (["coverage"] if coverage_limited else [])
+    rows = [summarize(m, details[m], tasks, coverage_limited) for m in metrics]
+    table = pd.DataFrame(rows).reindex(columns=columns)
+    table = table.sort_values("avg_corr", ascending=False, na_position="last", kind="stable").reset_index(drop=True)
+    return MetaEvalTable(table, details, protocol, tasks, inputs, notes, coverage_limited)
