@@ -1,7 +1,10 @@
 """``tribunal hyp run``: every (depth, rerun) of the workflow, each stored as ``runs/<run_id>.json``.
 
 A run already stored without errors is loaded, not re-run (a crashed job resumes without
-paying twice). Runs execute concurrently, each thread entering ``dspy.context(lm=...)``.
+paying twice); a stored file that cannot be read (cut short, edited) is run again and reported.
+Runs execute concurrently, each thread entering ``dspy.context(lm=...)``. The output folder is
+locked for the job; Ctrl-C lets the runs in progress finish and be stored, starts no other, and
+ends with :class:`~tribunal.errors.Interrupted`.
 """
 
 from __future__ import annotations
@@ -9,11 +12,16 @@ from __future__ import annotations
 import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from pydantic import ValidationError
+
+from tribunal.errors import Interrupted
 from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.eval.data.errors import DataFormatError
+from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
@@ -29,6 +37,7 @@ class RunJobResult:
     reused: int
     signature: str
     run_id: str | None
+    unreadable: list[str] = field(default_factory=list)  # stored files that were run again
 
 
 def run_id_for(depth: int, rerun: int) -> str:
@@ -59,10 +68,18 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, rollout_bas
     return record
 
 
+def read_record(path: Path) -> RunRecord:
+    """One stored run; a :class:`DataFormatError` naming the file when it cannot be read."""
+    try:
+        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError) as err:
+        detail = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+        raise DataFormatError(path, None, f"not a stored run ({detail})") from None
+
+
 def load_runs(run_dir: Path) -> list[RunRecord]:
     """Every stored run under ``run_dir/runs``, sorted by depth then rerun."""
-    files = sorted((run_dir / "runs").glob("*.json"))
-    records = [RunRecord.model_validate_json(f.read_text(encoding="utf-8")) for f in files]
+    records = [read_record(f) for f in sorted((run_dir / "runs").glob("*.json"))]
     return sorted(records, key=lambda r: (r.depth, r.rerun))
 
 
@@ -81,6 +98,12 @@ def engagement_shares(records: Sequence[RunRecord]) -> dict[int, dict[str, float
 def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any, lm_public: dict, out: Path,
                  tracking: TrackingSettings, threads: int = 4) -> RunJobResult:
     """Run (or resume) every depth x rerun, store each run, log one MLflow run."""
+    with folder_lock(out):
+        return _run_workflow(instance, depths, reruns, lm, lm_public, out, tracking, threads)
+
+
+def _run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any, lm_public: dict, out: Path,
+                  tracking: TrackingSettings, threads: int) -> RunJobResult:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     sig = signature({"task": "hyp-run", "instance": f"{instance.id}@{text_hash(instance.model_dump_json())}",
                      "depths": list(depths), "reruns": reruns, "lm": lm_public.get("model")})
@@ -88,10 +111,15 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
                                                       "reruns": reruns, "lm": lm_public, "signature": sig}, indent=2))
     todo: list[tuple[int, int]] = []
     done: list[RunRecord] = []
+    unreadable: list[str] = []
     for depth in depths:
         for rerun in range(reruns):
             path = out / "runs" / f"{run_id_for(depth, rerun)}.json"
-            stored = RunRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+            try:
+                stored = read_record(path) if path.is_file() else None
+            except DataFormatError as err:
+                unreadable.append(str(err))
+                stored = None
             if stored is not None and stored.ok:
                 done.append(stored)
             else:
@@ -104,8 +132,7 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
         write_text_atomically(out / "runs" / f"{record.run_id}.json", record.model_dump_json(indent=2))
         return record
 
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        new = list(pool.map(work, todo))
+    new = _run_all(work, todo, threads, len(done))
     records = sorted(done + new, key=lambda r: (r.depth, r.rerun))
     params = {"instance": instance.id, "depths": ",".join(map(str, depths)), "reruns": reruns,
               **{f"lm.{k}": v for k, v in lm_public.items()}}
@@ -114,4 +141,18 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
         run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")
-    return RunJobResult(records, len(done), sig, run.run_id)
+    return RunJobResult(records, len(done), sig, run.run_id, unreadable)
+
+
+def _run_all(work: Any, todo: list[tuple[int, int]], threads: int, stored: int) -> list[RunRecord]:
+    """``work`` over ``todo`` in threads; on Ctrl-C, finish and store the runs started, start no other."""
+    pool = ThreadPoolExecutor(max_workers=max(1, threads))
+    futures = [pool.submit(work, job) for job in todo]
+    try:
+        return [future.result() for future in futures]
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)
+        finished = stored + sum(f.done() and not f.cancelled() and f.exception() is None for f in futures)
+        raise Interrupted(f"interrupted: {finished} runs stored; rerun the same command to resume") from None
+    finally:
+        pool.shutdown(wait=True)

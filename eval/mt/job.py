@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tribunal.errors import Interrupted
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
@@ -98,28 +99,74 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     """Judge, write the outputs, meta-evaluate the covered cells and log the run.
 
     ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
+    The output folder is locked for the run (:class:`~tribunal.errors.FolderBusy` if another run
+    holds it); Ctrl-C ends it with :class:`~tribunal.errors.Interrupted` once the items in flight
+    are journaled, and writes no result file.
     """
+    from tribunal.eval.data.folder_lock import folder_lock
     from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.mt.items import select_items
-    from tribunal.eval.mt.journal import Journal, journal_path
-    from tribunal.eval.mt.judging import judge_all
-    from tribunal.eval.mt.outputs import segment_scores, write_outputs
-    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
-    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
-    from tribunal.eval.tracking.signature import signature, text_hash
-    from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.eval.tracking.mlflow_run import check_store
 
     if config.data is None:
         raise ValueError("no data folder given")
     setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp)
     items = select_items(pair, config.systems, config.rated_only, config.limit)
+    writable_folder(config.out, "--out")
+    check_store(tracking)  # a store that cannot take the run fails now, not after the LM work
+    with folder_lock(config.out):
+        return _judge_write_track(config, tracking, engine, progress, pair, items, setup_started)
+
+
+def _judge_write_track(config: EvaluateConfig, tracking: TrackingSettings, engine: Any,
+                       progress: Callable[[int, int], Any] | None, pair: Any, items: Any,
+                       setup_started: float) -> EvaluationResult:
+    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
+    from tribunal.eval.mt.journal import Journal, journal_path
+    from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
+    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
+    from tribunal.eval.tracking.signature import text_hash
+
     config_sig = config.config_signature()
     journal = Journal(journal_path(config.out, config_sig), config_sig)
     pending = [i for i in items.items.values() if not journal.done(i.key, config.retry_unscored)]
+    total, done = len(items.items), len(items.items) - len(pending)
+    clock = {"start": time.perf_counter()}
+    try:
+        _judge(config, engine, progress, pending, journal, total, done, clock)
+    except KeyboardInterrupt:
+        kept = sum(key in journal.results for key in items.items)
+        raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
+    wall = time.perf_counter() - clock["start"]
+    results = {k: journal.results[k] for k in items.items if k in journal.results}
+    outputs = {s: pair.system_output(s) for s in items.systems}
+    paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
+    seg = segment_scores(items, results, pair.n_segments)
+    meta = meta_evaluation(pair, items, seg)
+    spans = span_evaluation(pair, items, results) if config.program != "eaprompt" else {}
+    summary = run_summary(items, results, wall)
+    summary["debate"] = debate_summary(results)
+    summary["resumed_items"] = done
+    summary["setup_seconds"] = clock["start"] - setup_started
+    summary["system_scores_gap"] = system_level_gap(items, results)
+    slice_hash = text_hash("\n".join(sorted(items.items)))
+    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
+    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
+                              scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
+    result.run_id = _track(tracking, config, result, journal.path)
+    return result
+
+
+def _judge(config: EvaluateConfig, engine: Any, progress: Callable[[int, int], Any] | None, pending: list,
+           journal: Any, total: int, done: int, clock: dict[str, float]) -> None:
+    """Judge the pending items into the journal (threads, or worker processes)."""
+    from tribunal.eval.mt.judging import judge_all
+    from tribunal.programs.mqm.demos import LANGUAGES
+
     src, _, tgt = config.lp.partition("-")
     languages = {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
-    total, done = len(items.items), len(items.items) - len(pending)
     counter = {"done": done}
 
     def landed(_result: Any) -> None:
@@ -129,7 +176,6 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
     if progress:
         progress(done, total)
-    clock = {"start": time.perf_counter()}
 
     def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
         clock["start"] = time.perf_counter()
@@ -143,29 +189,13 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         make_program = program_factory(config, engine)
         start_clock()
         judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
-    wall = time.perf_counter() - clock["start"]
-    results = {k: journal.results[k] for k in items.items if k in journal.results}
-    outputs = {s: pair.system_output(s) for s in items.systems}
-    paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
-    seg = segment_scores(items, results, pair.n_segments)
-    meta = meta_evaluation(pair, items, seg)
-    spans = span_evaluation(pair, items, results) if config.program != "eaprompt" else {}
-    summary = run_summary(items, results, wall)
-    summary["debate"] = debate_summary(results)
-    summary["resumed_items"] = done
-    summary["setup_seconds"] = clock["start"] - setup_started
-    slice_hash = text_hash("\n".join(sorted(items.items)))
-    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
-    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
-                              scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
-    result.run_id = _track(tracking, config, result, journal.path)
-    return result
 
 
 def _track(tracking: TrackingSettings, config: EvaluateConfig, result: EvaluationResult, journal: Path) -> str | None:
     import json
 
     from tribunal.eval.tracking.mlflow_run import tracked_run
+    from tribunal.eval.tracking.names import slug
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "systems": len(config.systems or []) or "scored",
@@ -182,14 +212,16 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_stage"].items()}
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
-    metrics |= {f"unscored.{k}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
     with tracked_run(tracking, f"mt-evaluate {config.metric_name} {config.lp}", params=params,
                      signature=result.signature) as run:
         run.log_metrics(metrics)
         run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
         for key in ("seg", "sys", "errors", "transcripts"):
-            run.log_artifact(result.paths[key], "outputs")
+            if key in result.paths:  # no .sys.score for a partial run
+                run.log_artifact(result.paths[key], "outputs")
         run.log_artifact(journal, "outputs")
         _log_analysis(run, result)
         return run.run_id

@@ -2,7 +2,13 @@
 
 A journal belongs to one configuration: its file name carries a hash of the configuration
 signature and its first line records the full signature, so a run with another configuration
-never reuses it. A line torn by a crash (the last one) is ignored and rewritten on resume.
+never reuses it. The journal only ever grows by whole lines: an append that fails (a full disk)
+is cut back to the last whole line before the error is raised, and a line torn by a killed
+process (the last one) is ignored and rewritten on resume.
+
+An unscored item is journaled with ``retryable``: true when no usable answer was obtained
+(see :mod:`tribunal.eval.mt.failures`), so a rerun of the same command judges it again; a
+permanent failure (an unusable answer) is judged again only with ``--retry-unscored``.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tribunal.errors import EnvironmentFailure
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.tracking.secrets import redact_text
@@ -30,6 +37,7 @@ class ItemResult(BaseModel):
     status: Literal["scored", "unscored"]
     score: float | None = None
     reason: str | None = None
+    retryable: bool = False  # unscored without a usable answer: a rerun of the same command retries it
     errors: list[dict[str, Any]] = []
     transcript: list[dict[str, Any]] = []
     debates: dict[str, Any] = {}
@@ -39,6 +47,10 @@ class ItemResult(BaseModel):
 
 def journal_path(out: Path, config_signature: str) -> Path:
     return Path(out) / f"journal-{text_hash(config_signature)}.jsonl"
+
+
+class JournalWriteError(EnvironmentFailure):
+    """The journal could not take a line (e.g. a full disk); it still ends in a whole line."""
 
 
 class Journal:
@@ -52,8 +64,9 @@ class Journal:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists() and self.path.stat().st_size:
             self._load()
-        else:
-            self._write_line({"journal": 1, "signature": config_signature}, truncate=True)
+        else:  # atomically: a journal never starts with half a header
+            header = json.dumps({"journal": 1, "signature": config_signature}, ensure_ascii=False)
+            write_text_atomically(self.path, redact_text(header) + "\n")
 
     def _load(self) -> None:
         lines = self.path.read_text(encoding="utf-8").split("\n")
@@ -61,8 +74,9 @@ class Journal:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
             raise DataFormatError(self.path, 1, "not a tribunal journal (bad header)") from None
-        if header.get("signature") != self.signature:
-            raise DataFormatError(self.path, 1, f"journal of another configuration: {header.get('signature')!r}")
+        if not isinstance(header, dict) or header.get("signature") != self.signature:
+            found = header.get("signature") if isinstance(header, dict) else None
+            raise DataFormatError(self.path, 1, f"journal of another configuration: {found!r}")
         good = [lines[0]]
         for number, line in enumerate(lines[1:], 2):
             if not line:
@@ -75,23 +89,43 @@ class Journal:
                 raise DataFormatError(self.path, number, "corrupt journal line") from None
             self.results[result.key] = result
             good.append(line)
-        if len(good) - 1 != sum(1 for line in lines[1:] if line):
+        if len(good) - 1 != sum(1 for line in lines[1:] if line) or not lines[-1] == "":
             write_text_atomically(self.path, "\n".join(good) + "\n")  # a crash here keeps the old journal
 
-    def _write_line(self, record: dict[str, Any], truncate: bool = False) -> str:
-        line = redact_text(json.dumps(record, ensure_ascii=False))
-        with self.path.open("w" if truncate else "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        return line
+    def _append_line(self, line: str) -> None:
+        """Append one whole line durably, or leave the file as it was and raise."""
+        data = (line + "\n").encode("utf-8")
+        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            size = os.fstat(handle).st_size
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(handle, view):]
+                os.fsync(handle)
+            except BaseException as err:  # a full disk, or Ctrl-C between two partial writes
+                os.ftruncate(handle, size)  # shrinking needs no space: back to the last whole line
+                if isinstance(err, OSError):
+                    raise JournalWriteError(
+                        f"{self.path}: cannot append to the journal: {err.strerror or err} "
+                        f"({len(self.results)} items journaled; free space, then rerun the same command to resume)"
+                    ) from None
+                raise
+        finally:
+            os.close(handle)
 
     def done(self, key: str, retry_unscored: bool = False) -> bool:
+        """Whether ``key`` needs no judging: scored, or unscored for a permanent reason (unless retried)."""
         result = self.results.get(key)
-        return result is not None and not (retry_unscored and result.status == "unscored")
+        if result is None:
+            return False
+        if result.status == "scored":
+            return True
+        return not (result.retryable or retry_unscored)
 
     def append(self, result: ItemResult) -> None:
         """Record a finished item durably (redacted: no credential reaches the file)."""
+        line = redact_text(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
         with self._lock:
-            line = self._write_line(result.model_dump(mode="json"))
+            self._append_line(line)
             self.results[result.key] = ItemResult.model_validate_json(line)

@@ -40,6 +40,7 @@ def run(
 ) -> None:
     """Run the proposer/critic workflow at each depth, several times, storing every run."""
     from tribunal.cli.equiv import build_cli_lm
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.hyp.instance import load_instance
     from tribunal.eval.hyp.run_job import run_workflow
     from tribunal.programs.lm import LMSettings
@@ -50,16 +51,25 @@ def run(
         loaded = load_instance(instance)
     except ValueError as err:
         raise UserError(f"{instance}: {err}") from err
+    writable_folder(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
     result = run_workflow(loaded, _depths(depths), reruns, lm_obj, public, out,
                           tracking_settings(tracking_uri, no_track, experiment), threads)
     console = make_console()
+    for problem in result.unreadable:
+        console.print(f"[yellow]run again[/yellow]: {problem}")
     failed = [r for r in result.records if not r.ok]
     console.print(f"{len(result.records)} runs in {out} ({result.reused} reused, {len(failed)} with errors)")
     for record in failed:
         console.print(f"[yellow]{record.run_id}[/yellow]: {'; '.join(record.errors)}")
     console.print(f"signature: {result.signature}")
+    if failed:
+        from tribunal.errors import EXIT_UNSCORED
+
+        console.print(f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
+                      f"(exit status {EXIT_UNSCORED})")
+        raise typer.Exit(EXIT_UNSCORED)
 
 
 @app.command("divergence")
@@ -81,8 +91,11 @@ def divergence(
     from tribunal.cli.equiv import build_cli_lm, build_rules
     from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, run_divergence
 
+    from tribunal.eval.data.output_paths import writable_folder
+
     if not (run_dir / "runs").is_dir():
         raise UserError(f"{run_dir}: no runs/ folder (write one with `tribunal hyp run`)")
+    writable_folder(out or run_dir / "divergence", "--out")
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=build_cli_lm(lm, api_base, 0.0), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)

@@ -32,7 +32,11 @@ def meta_eval(
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
     from tribunal.eval.meta.report import rich_table, write_tsv
 
+    from tribunal.eval.data.output_paths import writable_file
+
     settings = tracking_settings(tracking_uri, no_track, experiment)
+    if output:
+        writable_file(output, "--output")
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()))
     console, errors = make_console(), make_console(stderr=True)
     console.print(rich_table(result.table, "WMT23 meta-evaluation (Pearson columns: raw r)"))
