@@ -124,7 +124,7 @@ def _judge_write_track(config: EvaluateConfig, tracking: TrackingSettings, engin
                        progress: Callable[[int, int], Any] | None, pair: Any, items: Any,
                        setup_started: float) -> EvaluationResult:
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
-    from tribunal.eval.mt.journal import Journal, journal_path
+    from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
     from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
     from tribunal.eval.tracking.signature import text_hash
@@ -139,6 +139,10 @@ def _judge_write_track(config: EvaluateConfig, tracking: TrackingSettings, engin
     except KeyboardInterrupt:
         kept = sum(key in journal.results for key in items.items)
         raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
+    except JournalWriteError as err:  # counted once the items in flight have landed
+        kept = sum(key in journal.results for key in items.items)
+        raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "
+                                "to resume)") from None
     wall = time.perf_counter() - clock["start"]
     results = {k: journal.results[k] for k in items.items if k in journal.results}
     outputs = {s: pair.system_output(s) for s in items.systems}

@@ -106,10 +106,7 @@ class Journal:
             except BaseException as err:  # a full disk, or Ctrl-C between two partial writes
                 os.ftruncate(handle, size)  # shrinking needs no space: back to the last whole line
                 if isinstance(err, OSError):
-                    raise JournalWriteError(
-                        f"{self.path}: cannot append to the journal: {err.strerror or err} "
-                        f"({len(self.results)} items journaled; free space, then rerun the same command to resume)"
-                    ) from None
+                    raise JournalWriteError(f"{self.path}: cannot append to the journal: {err.strerror or err}") from None
                 raise
         finally:
             os.close(handle)

@@ -204,6 +204,8 @@ def mlflow_client(settings: TrackingSettings) -> Any:
     """An MlflowClient for the settings' store (imported lazily: mlflow is slow to import)."""
     for noisy in ("alembic", "mlflow.store.db.utils", "mlflow.tracking", "mlflow.store"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # It logs a database error with its traceback before raising it; the raised error is reported, once.
+    logging.getLogger("mlflow.store.db.utils").setLevel(logging.CRITICAL)
     from mlflow.tracking import MlflowClient
 
     with store_errors(settings.resolved_uri):
