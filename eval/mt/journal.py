@@ -89,7 +89,7 @@ class Journal:
                 raise DataFormatError(self.path, number, "corrupt journal line") from None
             self.results[result.key] = result
             good.append(line)
-        if len(good) - 1 != sum(1 for line in lines[1:] if line) or not lines[-1] == "":
+        if len(good) - 1 != sum(1 for line in lines[1:] if line) or lines[-1] != "":
             write_text_atomically(self.path, "\n".join(good) + "\n")  # a crash here keeps the old journal
 
     def _append_line(self, line: str) -> None:

@@ -66,7 +66,7 @@ def system_scores(seg: dict[str, np.ndarray]) -> dict[str, float]:
 def system_level_gap(items: RunItems, results: dict[str, ItemResult]) -> str | None:
     """Why system scores of this run would not cover every system's test set; None when they would."""
     if items.truncated:
-        return f"--limit stopped the run at {len(items.items)} items ({len(items.cells)} cells)"
+        return f"--limit stopped the run at {len(items.items)} items, {len(items.cells)} cells"
     scored = sum(1 for cell in items.cells if (r := results.get(cell.key)) is not None and r.status == "scored")
     if scored < len(items.cells):
         return f"{len(items.cells) - scored} of {len(items.cells)} cells are unscored"

@@ -93,6 +93,7 @@ def audit(
     experiment: str = Experiment,
 ) -> None:
     """Audit equivalence rules with the perturbation suite: share judged different per kind."""
+    from tribunal.eval.data.folder_lock import folder_lock
     from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.equiv.audit_job import run_audit
 
@@ -109,7 +110,9 @@ def audit(
     loaded = load_suite_or_fail(suite)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
-    result = run_audit(loaded, rule_objs, repeats, settings, out, progress=lambda m: console.print(f"[dim]{m}[/dim]"))
+    with folder_lock(out):  # two audits into one folder would mix their tables
+        result = run_audit(loaded, rule_objs, repeats, settings, out,
+                           progress=lambda m: console.print(f"[dim]{m}[/dim]"))
     print_audit(console, result)
     if result.run_id:
         console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")

@@ -18,6 +18,7 @@ from tests.support.mounts import full_disk, read_only_folder
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.errors import EXIT_BUSY, EXIT_INTERRUPTED
 from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.eval.mt.items import item_key
 from tribunal.eval.mt.journal import ItemResult
 
 from .helpers import KEY_ENV, SECRET, wmt23
@@ -51,10 +52,12 @@ def test_a_read_only_out_fails_before_any_lm_call(tmp_path, capsys):
 
 
 def test_a_full_disk_stops_the_run_with_whole_journal_lines_and_the_rerun_resumes(tmp_path, capsys):
+    no_cache = tmp_path / "lm.json"  # only the journal may save calls
+    no_cache.write_text('{"lm": {"cache": false}}')
     with loopback_server(synthetic_judge) as (api_base, state), \
             full_disk(tmp_path / "disk", free_bytes=20 * 1024) as disk:
         out = disk / "out"
-        outcome = run_cli(capsys, *args(api_base, out, limit="40"))
+        outcome = run_cli(capsys, *args(api_base, out, "--config", no_cache, limit="40"))
         line = assert_one_line_error(outcome, "cannot append to the journal: No space left on device",
                                      "rerun the same command to resume")
         kept = journal_lines(out)
@@ -63,14 +66,11 @@ def test_a_full_disk_stops_the_run_with_whole_journal_lines_and_the_rerun_resume
         assert not [p for p in out.rglob("*.tmp")]
         (disk / ".filler").unlink()
         hits = len(state.hits)
-        again = run_cli(capsys, *args(api_base, out, limit="40"))
+        again = run_cli(capsys, *args(api_base, out, "--config", no_cache, limit="40"))
         assert again.status == 0, again.err
         assert f"resumed from journal {len(kept)}" in again.out
-        resumed = {h[2]["translation"] for h in state.hits[hits:] if "translation" in h[2]}
-        done = {r.key for r in kept}
-        from tribunal.eval.mt.items import item_key
-        assert not {item_key(h[2]["source"], h[2]["translation"]) for h in state.hits[hits:]
-                    if "translation" in h[2]} & done and resumed
+        resumed = {item_key(h[2]["source"], h[2]["translation"]) for h in state.hits[hits:] if "translation" in h[2]}
+        assert resumed and not resumed & {r.key for r in kept}, "the journaled items cost no call"
 
 
 def test_a_second_run_on_the_same_out_is_told_the_folder_is_busy(tmp_path, capsys):
@@ -136,6 +136,5 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
         resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
         assert f"resumed from journal {len(kept)}" in resumed.stdout
-        from tribunal.eval.mt.items import item_key
         again = {item_key(h[2]["source"], h[2]["translation"]) for h in state.hits[hits:] if "translation" in h[2]}
         assert again and not again & {r.key for r in kept}
