@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
@@ -94,53 +95,86 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     return make
 
 
+def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., EvaluationResult]:
+    """Check ``--out`` and the tracking store before any work, and hold ``--out``'s lock for the run.
+
+    A read-only folder or an unusable store fails before the first LM call; a second run on the
+    same folder gets :class:`~tribunal.errors.FolderBusy` instead of judging everything again.
+    """
+
+    @functools.wraps(run)
+    def locked(config: EvaluateConfig, tracking: TrackingSettings, *args: Any, **kwargs: Any) -> EvaluationResult:
+        from tribunal.eval.data.folder_lock import folder_lock
+        from tribunal.eval.data.output_paths import writable_folder
+        from tribunal.eval.tracking.mlflow_run import check_store
+
+        writable_folder(config.out, "--out")
+        check_store(tracking)
+        with folder_lock(config.out):
+            return run(config, tracking, *args, **kwargs)
+
+    return locked
+
+
+@_out_locked
 def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: Any = None,
                    progress: Callable[[int, int], Any] | None = None) -> EvaluationResult:
     """Judge, write the outputs, meta-evaluate the covered cells and log the run.
 
     ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
-    The output folder is locked for the run (:class:`~tribunal.errors.FolderBusy` if another run
-    holds it); Ctrl-C ends it with :class:`~tribunal.errors.Interrupted` once the items in flight
-    are journaled, and writes no result file.
+    Ctrl-C ends the run with :class:`~tribunal.errors.Interrupted` once the items in flight are
+    journaled; a full disk with a :class:`JournalWriteError` that says how many items are kept.
+    Neither writes a result file.
     """
-    from tribunal.eval.data.folder_lock import folder_lock
     from tribunal.eval.data.mtme import LanguagePair
-    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.mt.items import select_items
-    from tribunal.eval.tracking.mlflow_run import check_store
+    from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
+    from tribunal.eval.mt.judging import judge_all
+    from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
+    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
+    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
+    from tribunal.eval.tracking.signature import signature, text_hash
+    from tribunal.programs.mqm.demos import LANGUAGES
 
     if config.data is None:
         raise ValueError("no data folder given")
     setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp)
     items = select_items(pair, config.systems, config.rated_only, config.limit)
-    writable_folder(config.out, "--out")
-    check_store(tracking)  # a store that cannot take the run fails now, not after the LM work
-    with folder_lock(config.out):
-        return _judge_write_track(config, tracking, engine, progress, pair, items, setup_started)
-
-
-def _judge_write_track(config: EvaluateConfig, tracking: TrackingSettings, engine: Any,
-                       progress: Callable[[int, int], Any] | None, pair: Any, items: Any,
-                       setup_started: float) -> EvaluationResult:
-    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
-    from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
-    from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
-    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
-    from tribunal.eval.tracking.signature import text_hash
-
     config_sig = config.config_signature()
     journal = Journal(journal_path(config.out, config_sig), config_sig)
     pending = [i for i in items.items.values() if not journal.done(i.key, config.retry_unscored)]
+    src, _, tgt = config.lp.partition("-")
+    languages = {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
     total, done = len(items.items), len(items.items) - len(pending)
+    counter = {"done": done}
+
+    def landed(_result: Any) -> None:
+        counter["done"] += 1
+        if progress:
+            progress(counter["done"], total)
+
+    if progress:
+        progress(done, total)
     clock = {"start": time.perf_counter()}
+
+    def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
+        clock["start"] = time.perf_counter()
+
     try:
-        _judge(config, engine, progress, pending, journal, total, done, clock)
-    except KeyboardInterrupt:
+        if pending and config.processes > 1 and engine is None:
+            from tribunal.eval.mt.processes import judge_in_processes
+
+            program_factory(config)  # bad settings or data fail here, with their own message, before any worker
+            judge_in_processes(config, pending, languages, journal, landed, start_clock)
+        elif pending:
+            make_program = program_factory(config, engine)
+            start_clock()
+            judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
+    except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
         kept = sum(key in journal.results for key in items.items)
-        raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
-    except JournalWriteError as err:  # counted once the items in flight have landed
-        kept = sum(key in journal.results for key in items.items)
+        if isinstance(err, KeyboardInterrupt):
+            raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
         raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "
                                 "to resume)") from None
     wall = time.perf_counter() - clock["start"]
@@ -161,38 +195,6 @@ def _judge_write_track(config: EvaluateConfig, tracking: TrackingSettings, engin
                               scores=covered_scores(pair, seg), debates=debate_rounds(results, config.mmad.rounds))
     result.run_id = _track(tracking, config, result, journal.path)
     return result
-
-
-def _judge(config: EvaluateConfig, engine: Any, progress: Callable[[int, int], Any] | None, pending: list,
-           journal: Any, total: int, done: int, clock: dict[str, float]) -> None:
-    """Judge the pending items into the journal (threads, or worker processes)."""
-    from tribunal.eval.mt.judging import judge_all
-    from tribunal.programs.mqm.demos import LANGUAGES
-
-    src, _, tgt = config.lp.partition("-")
-    languages = {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
-    counter = {"done": done}
-
-    def landed(_result: Any) -> None:
-        counter["done"] += 1
-        if progress:
-            progress(counter["done"], total)
-
-    if progress:
-        progress(done, total)
-
-    def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
-        clock["start"] = time.perf_counter()
-
-    if pending and config.processes > 1 and engine is None:
-        from tribunal.eval.mt.processes import judge_in_processes
-
-        program_factory(config)  # bad settings or data fail here, with their own message, before any worker
-        judge_in_processes(config, pending, languages, journal, landed, start_clock)
-    elif pending:
-        make_program = program_factory(config, engine)
-        start_clock()
-        judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
 
 
 def _track(tracking: TrackingSettings, config: EvaluateConfig, result: EvaluationResult, journal: Path) -> str | None:

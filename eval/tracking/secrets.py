@@ -6,7 +6,7 @@ import os
 import re
 from typing import Any, Mapping
 
-SECRET_NAME = re.compile(r"(api[_-]?key|secret|token|password|authorization|bearer)", re.IGNORECASE)
+_SECRET_NAME = re.compile(r"(api[_-]?key|secret|token|password|authorization|bearer)", re.IGNORECASE)
 _MIN_SECRET_LENGTH = 8
 
 
@@ -14,7 +14,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of environment variables whose names look like credentials."""
     environ = os.environ if environ is None else environ
     return sorted(
-        {v for k, v in environ.items() if SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LENGTH},
+        {v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LENGTH},
         key=len,
         reverse=True,
     )
@@ -31,7 +31,7 @@ def redact(data: Any, environ: Mapping[str, str] | None = None) -> Any:
     """Recursively drop credential-named keys and mask credential values in strings."""
     if isinstance(data, Mapping):
         return {
-            k: ("***" if SECRET_NAME.search(str(k)) else redact(v, environ)) for k, v in data.items()
+            k: ("***" if _SECRET_NAME.search(str(k)) else redact(v, environ)) for k, v in data.items()
         }
     if isinstance(data, (list, tuple)):
         return type(data)(redact(v, environ) for v in data)

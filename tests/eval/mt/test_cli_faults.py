@@ -82,6 +82,14 @@ def test_a_second_run_on_the_same_out_is_told_the_folder_is_busy(tmp_path, capsy
         assert state.hits == [] and not list(out.glob("journal-*"))
 
 
+def test_a_refused_run_leaves_no_output_folder(tmp_path, capsys):
+    out = tmp_path / "new" / "out"
+    with loopback_server(synthetic_judge) as (api_base, state):
+        outcome = run_cli(capsys, *args(api_base, out, "--systems", "NO-SUCH-SYSTEM"))
+    assert_one_line_error(outcome, "zh-en: no system output for NO-SUCH-SYSTEM")
+    assert state.hits == [] and not (tmp_path / "new").exists()
+
+
 def test_a_partial_run_writes_no_system_scores_and_a_complete_one_does(tmp_path, capsys, tiny_mtme):
     out = tmp_path / "out"
     sys_file = out / "metric-scores" / "en-de" / "M-MAD-src.sys.score"
