@@ -44,3 +44,26 @@ def test_a_busy_run_folder_is_refused(scripted, tmp_path):
     with folder_lock(tmp_path), pytest.raises(FolderBusy, match="busy: another tribunal run"):
         run_workflow(load_instance(), [0], 1, lm, {"model": "scripted/test"}, tmp_path, OFF)
     assert calls["propose"] == 0
+
+
+def test_ctrl_c_finishes_the_runs_in_progress_and_starts_no_other():
+    import os
+    import signal
+    import threading
+    import time
+
+    from tribunal.errors import Interrupted
+    from tribunal.eval.hyp.run_job import _run_all
+
+    started: list[tuple[int, int]] = []
+
+    def work(job):
+        started.append(job)
+        if len(started) == 1:  # Ctrl-C while the first run is in progress
+            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        time.sleep(0.3)
+        return job
+
+    with pytest.raises(Interrupted, match=r"^interrupted: 3 runs stored; rerun the same command to resume$"):
+        _run_all(work, [(0, r) for r in range(6)], threads=1, stored=2)
+    assert started == [(0, 0)], "no run started after the interrupt"

@@ -108,3 +108,14 @@ def test_set_never_echoes_a_credential(capsys, tmp_path, monkeypatch):
     line = assert_one_line_error(as_value, "rubric=***")
     assert SECRET not in line
     assert not (tmp_path / "tribunal-out").exists()
+
+
+def test_ctrl_c_in_any_command_is_status_130_with_a_word(capsys, tiny_mtme, monkeypatch):
+    import tribunal.eval.meta.meta_eval_job as job
+
+    def stopped(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(job, "run_meta_eval", stopped)
+    outcome = run_cli(capsys, "mt", "meta-eval", "--data", tiny_mtme, "--no-track")
+    assert outcome.status == EXIT_INTERRUPTED and outcome.err_lines == ["tribunal: interrupted"]
