@@ -17,14 +17,17 @@ import pytest
 
 def _mount(folder: Path, options: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
-                          capture_output=True, text=True)
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        pytest.skip(f"cannot mount a tmpfs here ({err})")
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode})")
 
 
 def _unmount(folder: Path) -> None:
-    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=30)
 
 
 @contextlib.contextmanager
@@ -34,7 +37,7 @@ def read_only_folder(folder: Path, files: dict[str, bytes] | None = None) -> Ite
     try:
         for name, data in (files or {}).items():
             (folder / name).write_bytes(data)
-        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True, capture_output=True)
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True, capture_output=True, timeout=30)
         yield folder
     finally:
         _unmount(folder)

@@ -151,8 +151,11 @@ def build_fixtures(tmp: Path) -> dict[str, str]:
 
 def _mount(folder: Path, options: str) -> bool:
     folder.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
-                          capture_output=True).returncode == 0
+    try:
+        return subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):  # no mount command, or no permission to use it
+        return False
 
 
 @contextlib.contextmanager
@@ -169,7 +172,7 @@ def mounts(tmp: Path):
         yield made
     finally:
         for folder in made.values():
-            subprocess.run(["umount", "-l", folder], capture_output=True)
+            subprocess.run(["umount", "-l", folder], capture_output=True, timeout=30)
 
 
 @contextlib.contextmanager
