@@ -228,7 +228,8 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
         for key in ("seg", "sys", "errors", "transcripts"):
             if key in result.paths:  # no .sys.score for a partial run
                 run.log_artifact(result.paths[key], "outputs")
-        run.log_artifact(journal, "outputs")
+        if journal.exists():  # none when the run had no item to judge
+            run.log_artifact(journal, "outputs")
         _log_analysis(run, result)
         return run.run_id
 

@@ -2,9 +2,10 @@
 
 A journal belongs to one configuration: its file name carries a hash of the configuration
 signature and its first line records the full signature, so a run with another configuration
-never reuses it. The journal only ever grows by whole lines: an append that fails (a full disk)
-is cut back to the last whole line before the error is raised, and a line torn by a killed
-process (the last one) is ignored and rewritten on resume.
+never reuses it. The file is created with the first item, so a run refused before judging leaves
+none. It only ever grows by whole lines: an append that fails (a full disk) is cut back to the
+last whole line before the error is raised, and a line torn by a killed process (the last one)
+is ignored and rewritten on resume.
 
 An unscored item is journaled with ``retryable``: true when no usable answer was obtained
 (see :mod:`tribunal.eval.mt.failures`), so a rerun of the same command judges it again; a
@@ -61,12 +62,16 @@ class Journal:
         self.signature = config_signature
         self.results: dict[str, ItemResult] = {}
         self._lock = threading.Lock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists() and self.path.stat().st_size:
+        self._started = self.path.exists() and self.path.stat().st_size > 0
+        if self._started:
             self._load()
-        else:  # atomically: a journal never starts with half a header
-            header = json.dumps({"journal": 1, "signature": config_signature}, ensure_ascii=False)
+
+    def _start(self) -> None:
+        """Write the header line, atomically: a journal never starts with half a header."""
+        if not self._started:
+            header = json.dumps({"journal": 1, "signature": self.signature}, ensure_ascii=False)
             write_text_atomically(self.path, redact_text(header) + "\n")
+            self._started = True
 
     def _load(self) -> None:
         lines = self.path.read_text(encoding="utf-8").split("\n")
@@ -124,5 +129,6 @@ class Journal:
         """Record a finished item durably (redacted: no credential reaches the file)."""
         line = redact_text(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
         with self._lock:
+            self._start()
             self._append_line(line)
             self.results[result.key] = ItemResult.model_validate_json(line)

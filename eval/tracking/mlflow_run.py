@@ -153,7 +153,7 @@ def store_problem(err: BaseException) -> str:
     """One line for what went wrong with a tracking store (MLflow and SQLAlchemy errors run long)."""
     text = getattr(err, "message", None) or str(err)
     if "unsupported URI" in text:
-        return "unsupported URI scheme (use sqlite:///FILE.db, a file: folder, http(s)://SERVER or a database URL)"
+        return "unsupported URI scheme (use sqlite:///FILE.db, http(s)://SERVER or a database URL)"
     for line in text.splitlines():
         # SQLAlchemy's own line, e.g. "(sqlite3.OperationalError) attempt to write a readonly database"
         found = re.match(r"\s*\([\w.]+\) (.+)", line)

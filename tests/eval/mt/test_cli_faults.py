@@ -146,3 +146,11 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
         assert f"resumed from journal {len(kept)}" in resumed.stdout
         again = {item_key(h[2]["source"], h[2]["translation"]) for h in state.hits[hits:] if "translation" in h[2]}
         assert again and not again & {r.key for r in kept}
+
+
+def test_settings_refused_at_build_time_leave_no_journal(tmp_path, capsys):
+    out = tmp_path / "out"
+    with loopback_server(synthetic_judge) as (api_base, state):
+        outcome = run_cli(capsys, *args(api_base, out, "--strategy", "shouting"))
+    assert_one_line_error(outcome, "unknown debate strategy 'shouting'")
+    assert state.hits == [] and not out.exists()
