@@ -103,15 +103,17 @@ class Journal:
         handle = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
             size = os.fstat(handle).st_size
+            written = 0
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(handle, view):]
+                while written < len(data):
+                    written += os.write(handle, data[written:])
                 os.fsync(handle)
             except BaseException as err:  # a full disk, or Ctrl-C between two partial writes
-                os.ftruncate(handle, size)  # shrinking needs no space: back to the last whole line
+                if isinstance(err, OSError) or written < len(data):
+                    os.ftruncate(handle, size)  # shrinking needs no space: back to the last whole line
                 if isinstance(err, OSError):
-                    raise JournalWriteError(f"{self.path}: cannot append to the journal: {err.strerror or err}") from None
+                    reason = err.strerror or str(err)
+                    raise JournalWriteError(f"{self.path}: cannot append to the journal: {reason}") from None
                 raise
         finally:
             os.close(handle)

@@ -23,7 +23,10 @@ def entity_key(name: object) -> str:
 
 
 def slug(text: object) -> str:
-    """A short lower-case identifier for free text: ``"server error (retries exhausted)"`` -> ``server_error_retries_exhausted``."""
+    """A short lower-case identifier for free text.
+
+    ``"server error (retries exhausted)"`` -> ``server_error_retries_exhausted``.
+    """
     return re.sub(r"[^0-9a-z]+", "_", redact_text(str(text)).lower()).strip("_") or "other"
 
 

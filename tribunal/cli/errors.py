@@ -36,7 +36,8 @@ def _os_error(err: OSError) -> str:
 def _store_error(err: BaseException) -> str:
     from tribunal.eval.tracking.mlflow_run import store_problem
 
-    return f"MLflow tracking store: {store_problem(err)} (--tracking-uri URI names another store; --no-track skips tracking)"
+    return (f"MLflow tracking store: {store_problem(err)} "
+            "(--tracking-uri URI names another store; --no-track skips tracking)")
 
 
 def _usage_error(err: BaseException) -> str:
