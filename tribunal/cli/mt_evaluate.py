@@ -76,7 +76,10 @@ def evaluate(
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
     result = run_and_report(settings, tracking_settings(tracking_uri, no_track))
-    if result.summary["scored"] < result.summary["items"]:
+    summary = result.summary
+    if summary["scored"] < summary["items"]:
+        make_console().print(f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
+                             f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
 
 
@@ -142,5 +145,4 @@ def print_summary(console, result) -> None:
     console.print(f"signature: {result.signature}")
     if result.run_id:
         console.print(f"MLflow run {result.run_id}")
-    if s["scored"] < s["items"]:
-        console.print(f"{s['items'] - s['scored']} of {s['items']} items unscored (exit status {EXIT_UNSCORED})")
+
