@@ -20,6 +20,8 @@ from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from tribunal.errors import UserError
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.tracking.secrets import secret_values
@@ -27,6 +29,24 @@ from tribunal.optimizers.identity import program_identity, program_structure
 
 FORMAT = "tribunal.program/1"
 _PICKLE_MAGIC = (b"\x80", b"(dp", b"ccopy_reg")
+
+
+class _ProgramInfo(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    identity: str
+    config: dict[str, Any] | None = None
+
+
+class _ExportShape(BaseModel):
+    """What loading needs of a document, checked after its seal (a re-sealed file may lack it)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    program: _ProgramInfo
+    state: dict[str, Any]
+    metadata: dict[str, Any] = {}
 
 
 def _strip_lm(state: Any) -> Any:
@@ -87,7 +107,10 @@ def write_export(document: dict[str, Any], path: str | Path) -> Path:
 def read_export(path: str | Path) -> dict[str, Any]:
     """Parse and verify an export file; never unpickles."""
     path = Path(path)
-    raw = path.read_bytes()
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise UserError(f"{path}: cannot read the export: {err.strerror or err}") from None
     if raw.startswith(_PICKLE_MAGIC):
         raise UserError(f"{path}: a pickle; tribunal only loads its own JSON exports")
     try:
@@ -99,6 +122,12 @@ def read_export(path: str | Path) -> dict[str, Any]:
     if document.get("sha256") != _seal(document):
         raise UserError(f"{path}: sha256 does not match the content (the file was modified)")
     _check_no_secret(raw.decode("utf-8"), str(path))
+    try:
+        _ExportShape.model_validate(document)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise UserError(f"{path}: not a complete tribunal export: {'.'.join(map(str, first['loc']))}: "
+                        f"{first['msg']}") from None
     return document
 
 

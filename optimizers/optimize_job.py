@@ -76,6 +76,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     """Run the whole job; user errors are raised before any LM call or run is made."""
     import dspy
 
+    from tribunal.eval.data.output_paths import writable_file
     from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.optimizers.export import export_document, write_export
     from tribunal.optimizers.labelled_demos import labeler_for
@@ -102,6 +103,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
                         demos=request.demos, labeler=labeler_for(resolved.name))
     configured = plan(spec, ctx)
     out = request.out or Path("tribunal-out/optimized") / f"{resolved.name}-{spec.name}.json"
+    writable_file(out, "--out")  # before the optimizer pays for anything
 
     config_text = ",".join(f"{k}={_setting(v)}" for k, v in sorted(resolved.config.items())) or None
     from tribunal.programs.lm import endpoint_label

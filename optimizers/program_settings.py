@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from dataclasses import dataclass
 from typing import Any, Iterable, get_origin
 
@@ -22,18 +23,36 @@ from pydantic import ValidationError
 
 from tribunal.errors import UserError
 
+# Setting names that would carry a credential (not "max_tokens"): refused, their value never echoed.
+_CREDENTIAL_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|(^|_)token$|access[_-]?key)",
+                             re.IGNORECASE)
+
 # Constructor parameters that are wiring, not settings (LMs come from --lm and the role options).
 NOT_SETTINGS = frozenset({"lms", "lm"})
 
 
+def _shown(text: str) -> str:
+    """``text`` when it reads as a setting name; anything else (a pasted key?) is not echoed."""
+    return text if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,39}", text) else "(argument not shown)"
+
+
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
-    """``["k=v", ...]`` -> ``{k: v}``; a one-line UserError for a malformed or repeated key."""
+    """``["k=v", ...]`` -> ``{k: v}``; a one-line UserError for a malformed or repeated key.
+
+    Credentials never come from ``--set`` (they come from the environment), and an argument that
+    is not a plausible setting name is not echoed back: it may be a key pasted in the wrong place.
+    """
     values: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise UserError(f"--set {item}: expected KEY=VALUE")
+            raise UserError(f"--set {_shown(item.strip())}: expected KEY=VALUE")
+        if _CREDENTIAL_KEY.search(key):
+            raise UserError(f"--set {_shown(key)}: credentials come from the environment "
+                            "(e.g. OPENAI_API_KEY), never from --set")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", key):
+            raise UserError(f"--set {_shown(key)}: not a setting name")
         if key in values:
             raise UserError(f"--set {key}: given twice")
         values[key] = value.strip()

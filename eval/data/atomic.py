@@ -16,7 +16,9 @@ def write_text_atomically(path: str | Path, text: str) -> Path:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename in (None, tmp):  # e.g. a full disk: name the file meant
+            raise OSError(err.errno, err.strerror or str(err), str(path)) from err
         raise
     return path

@@ -1,8 +1,10 @@
 """``tribunal hyp run``: every (instance, depth, rerun) of the workflow, then the engagement judge.
 
 Each run is stored as ``runs/<instance>/<run_id>.json``. A run already stored without errors
-is loaded, not re-run (a crashed job resumes without paying twice). Runs execute
-concurrently, each thread entering ``dspy.context(lm=...)``.
+is loaded, not re-run (a crashed job resumes without paying twice); a stored file that cannot be
+read (cut short, edited) is run again and reported. Runs execute concurrently, each thread
+entering ``dspy.context(lm=...)``. The output folder is locked for the job; Ctrl-C lets the runs
+in progress finish and be stored, starts no other, and ends with :class:`~tribunal.errors.Interrupted`.
 
 Independent reruns: every lineage of every run samples with its own DSPy ``rollout_id``, derived
 from a random nonce drawn when the run directory is created (kept in its manifest), the instance,
@@ -20,13 +22,16 @@ import hashlib
 import json
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tribunal.errors import Interrupted
 from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.eval.data.errors import DataFormatError
+from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
@@ -57,6 +62,7 @@ class RunJobResult:
     labelled: int
     signature: str
     run_id: str | None
+    unreadable: list[str] = field(default_factory=list)  # stored files that were run again
 
 
 def run_id_for(depth: int, rerun: int) -> str:
@@ -102,16 +108,19 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
     return record
 
 
+def read_record(path: Path) -> RunRecord:
+    """One stored run; a :class:`DataFormatError` naming the file when it cannot be read."""
+    try:
+        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, UnicodeDecodeError) as err:
+        detail = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+        raise DataFormatError(path, None, f"not a stored run ({detail})") from None
+
+
 def load_runs(run_dir: Path) -> list[RunRecord]:
     """Every stored run under ``run_dir/runs`` (and its instance folders), sorted by instance, depth, rerun."""
     files = sorted((run_dir / "runs").glob("*.json")) + sorted((run_dir / "runs").glob("*/*.json"))
-    records = []
-    for path in files:
-        try:
-            records.append(RunRecord.model_validate_json(path.read_text(encoding="utf-8")))
-        except ValueError as err:
-            raise ValueError(f"{path}: not a run record ({str(err).splitlines()[0]})") from err
-    return sorted(records, key=lambda r: (r.instance, r.depth, r.rerun))
+    return sorted((read_record(f) for f in files), key=lambda r: (r.instance, r.depth, r.rerun))
 
 
 def _nonce(out: Path) -> str:
@@ -130,6 +139,12 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
 
     ``judge_lm=None`` skips the engagement judge (the challenges stay unlabelled until a later run).
     """
+    with folder_lock(out):
+        return _run_workflow(instances, settings, lm, lm_public, out, tracking, judge_lm, judge_public)
+
+
+def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
+                  tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None) -> RunJobResult:
     (out / "runs").mkdir(parents=True, exist_ok=True)
     nonce = _nonce(out)
     judge_name = (judge_public or {}).get("model") or "judge"
@@ -142,11 +157,16 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
         "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
     todo: list[tuple[Instance, int, int]] = []
     done: list[RunRecord] = []
+    unreadable: list[str] = []
     for instance in instances:
         for depth in settings.depths:
             for rerun in range(settings.reruns):
                 path = run_path(out, instance.id, run_id_for(depth, rerun))
-                stored = RunRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+                try:
+                    stored = read_record(path) if path.is_file() else None
+                except DataFormatError as err:
+                    unreadable.append(str(err))
+                    stored = None
                 if stored is not None and stored.ok:
                     done.append(stored)
                 else:
@@ -162,8 +182,7 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
         store(record)
         return record
 
-    with ThreadPoolExecutor(max_workers=settings.threads) as pool:
-        new = list(pool.map(work, todo))
+    new = _run_all(work, todo, settings.threads, len(done))
     records = sorted(done + new, key=lambda r: (r.instance, r.depth, r.rerun))
     labelled = 0
     if judge_lm is not None:
@@ -180,4 +199,18 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
         run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")
-    return RunJobResult(records, len(done), labelled, sig, run.run_id)
+    return RunJobResult(records, len(done), labelled, sig, run.run_id, unreadable)
+
+
+def _run_all(work: Any, todo: list, threads: int, stored: int) -> list[RunRecord]:
+    """``work`` over ``todo`` in threads; on Ctrl-C, finish and store the runs started, start no other."""
+    pool = ThreadPoolExecutor(max_workers=max(1, threads))
+    futures = [pool.submit(work, job) for job in todo]
+    try:
+        return [future.result() for future in futures]
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)
+        finished = stored + sum(f.done() and not f.cancelled() and f.exception() is None for f in futures)
+        raise Interrupted(f"interrupted: {finished} runs stored; rerun the same command to resume") from None
+    finally:
+        pool.shutdown(wait=True)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tribunal.eval.tracking.secrets import secret_values
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
@@ -60,8 +62,20 @@ class EvaluateConfig(BaseModel):
                                                            "the preset's, 4 for paper, 2 for lean; GEMBA-style "
                                                            "judges use GEMBA's 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
-    name: str | None = None
+    name: str | None = Field(None, description="metric name in the score files (letters, digits, . _ + -)")
     retry_unscored: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _file_safe_name(cls, value: str | None) -> str | None:
+        """The name becomes file names and the MLflow run name: no path, no credential."""
+        if value is None:
+            return value
+        if any(secret in value for secret in secret_values()):
+            raise ValueError("holds a credential from the environment; choose another name")
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,99}", value):
+            raise ValueError("use at most 100 letters, digits and . _ + - (it names the score files)")
+        return value
 
     @property
     def demo_count(self) -> int:
@@ -113,12 +127,17 @@ class EvaluateConfig(BaseModel):
 
 def load_config_file(path: Path) -> dict[str, Any]:
     """A ``.toml`` or ``.json`` config file as a dict (validated later, with the CLI overrides)."""
+    if path.suffix not in (".toml", ".json"):
+        raise ValueError(f"{path}: config files are .toml or .json")
     text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
-        return tomllib.loads(text)
-    if path.suffix == ".json":
-        return json.loads(text)
-    raise ValueError(f"{path}: config files are .toml or .json")
+    try:
+        settings = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except ValueError as err:  # JSONDecodeError and TOMLDecodeError
+        raise ValueError(f"{path}: not valid {path.suffix[1:].upper()}: {err}") from None
+    if not isinstance(settings, dict):
+        raise ValueError(f"{path}: a config file holds one object of settings (e.g. {{\"lp\": \"zh-en\"}}), "
+                         f"not a {type(settings).__name__}")
+    return settings
 
 
 def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +147,8 @@ def merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
         if value is None:
             continue
         if isinstance(value, dict):
-            nested = merge(merged.get(key) or {}, value)
+            base_value = merged.get(key)
+            nested = merge(base_value if isinstance(base_value, dict) else {}, value)
             if nested:
                 merged[key] = nested
         else:

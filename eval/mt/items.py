@@ -34,6 +34,7 @@ class RunItems:
     cells: list[Cell]
     items: dict[str, JudgeItem]
     systems: list[str]
+    truncated: bool = False  # ``limit`` stopped the selection before the last segment
 
     @property
     def duplicates(self) -> int:
@@ -68,7 +69,7 @@ def select_items(pair: LanguagePair, systems: list[str] | None = None, rated_onl
             key = item_key(source, translation)
             if key not in items:
                 if limit is not None and len(items) >= limit:
-                    return RunItems(cells, items, systems)
+                    return RunItems(cells, items, systems, truncated=True)
                 items[key] = JudgeItem(key, source, translation)
             cells.append(Cell(system, segment, key))
     return RunItems(cells, items, systems)

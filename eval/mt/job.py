@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tribunal.errors import Interrupted
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
@@ -102,17 +104,42 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     return make
 
 
+def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., EvaluationResult]:
+    """Check ``--out`` and the tracking store before any work, and hold ``--out``'s lock for the run.
+
+    A read-only folder or an unusable store fails before the first LM call; a second run on the
+    same folder gets :class:`~tribunal.errors.FolderBusy` instead of judging everything again.
+    """
+
+    @functools.wraps(run)
+    def locked(config: EvaluateConfig, tracking: TrackingSettings, *args: Any, **kwargs: Any) -> EvaluationResult:
+        from tribunal.eval.data.folder_lock import folder_lock
+        from tribunal.eval.data.output_paths import writable_folder
+        from tribunal.eval.tracking.mlflow_run import check_store
+
+        writable_folder(config.out, "--out")
+        check_store(tracking)
+        with folder_lock(config.out):
+            return run(config, tracking, *args, **kwargs)
+
+    return locked
+
+
+@_out_locked
 def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: Any = None,
                    progress: Callable[[int, int], Any] | None = None) -> EvaluationResult:
     """Judge, write the outputs, meta-evaluate the covered cells and log the run.
 
     ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
+    Ctrl-C ends the run with :class:`~tribunal.errors.Interrupted` once the items in flight are
+    journaled; a full disk with a :class:`JournalWriteError` that says how many items are kept.
+    Neither writes a result file.
     """
     from tribunal.eval.data.mtme import LanguagePair
     from tribunal.eval.mt.items import select_items
-    from tribunal.eval.mt.journal import Journal, journal_path
+    from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
     from tribunal.eval.mt.judging import judge_all
-    from tribunal.eval.mt.outputs import segment_scores, write_outputs
+    from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
     from tribunal.eval.tracking.signature import signature, text_hash
@@ -143,15 +170,22 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
         clock["start"] = time.perf_counter()
 
-    if pending and config.processes > 1 and engine is None:
-        from tribunal.eval.mt.processes import judge_in_processes
+    try:
+        if pending and config.processes > 1 and engine is None:
+            from tribunal.eval.mt.processes import judge_in_processes
 
-        program_factory(config)  # bad settings or data fail here, with their own message, before any worker
-        judge_in_processes(config, pending, languages, journal, landed, start_clock)
-    elif pending:
-        make_program = program_factory(config, engine)
-        start_clock()
-        judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
+            program_factory(config)  # bad settings or data fail here, with their own message, before any worker
+            judge_in_processes(config, pending, languages, journal, landed, start_clock)
+        elif pending:
+            make_program = program_factory(config, engine)
+            start_clock()
+            judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
+    except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
+        kept = sum(key in journal.results for key in items.items)
+        if isinstance(err, KeyboardInterrupt):
+            raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
+        raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "
+                                "to resume)") from None
     wall = time.perf_counter() - clock["start"]
     results = {k: journal.results[k] for k in items.items if k in journal.results}
     outputs = {s: pair.system_output(s) for s in items.systems}
@@ -163,6 +197,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     summary["debate"] = debate_summary(results)
     summary["resumed_items"] = done
     summary["setup_seconds"] = clock["start"] - setup_started
+    summary["system_scores_gap"] = system_level_gap(items, results)
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
     result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
@@ -176,6 +211,7 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     import json
 
     from tribunal.eval.tracking.mlflow_run import tracked_run
+    from tribunal.eval.tracking.names import slug
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "systems": len(config.systems or []) or "scored",
@@ -194,16 +230,19 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_stage"].items()}
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
-    metrics |= {f"unscored.{k}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
+    metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
     with tracked_run(tracking, f"mt-evaluate {config.metric_name} {config.lp}", params=params,
                      signature=result.signature) as run:
         run.log_metrics(metrics)
         run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
         for key in ("seg", "sys", "errors", "transcripts"):
-            run.log_artifact(result.paths[key], "outputs")
-        run.log_artifact(journal, "outputs")
+            if key in result.paths:  # no .sys.score for a partial run
+                run.log_artifact(result.paths[key], "outputs")
+        if journal.exists():  # none when the run had no item to judge
+            run.log_artifact(journal, "outputs")
         _log_analysis(run, result)
         return run.run_id
 

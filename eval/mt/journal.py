@@ -2,7 +2,14 @@
 
 A journal belongs to one configuration: its file name carries a hash of the configuration
 signature and its first line records the full signature, so a run with another configuration
-never reuses it. A line torn by a crash (the last one) is ignored and rewritten on resume.
+never reuses it. The file is created with the first item, so a run refused before judging leaves
+none. It only ever grows by whole lines: an append that fails (a full disk) is cut back to the
+last whole line before the error is raised, and a line torn by a killed process (the last one)
+is ignored and rewritten on resume.
+
+An unscored item is journaled with ``retryable``: true when no usable answer was obtained
+(see :mod:`tribunal.eval.mt.failures`), so a rerun of the same command judges it again; a
+permanent failure (an unusable answer) is judged again only with ``--retry-unscored``.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tribunal.errors import EnvironmentFailure
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.tracking.secrets import redact_text
@@ -32,6 +40,7 @@ class ItemResult(BaseModel):
     reason: str | None = None
     raw: str | None = None
     """The LM's unusable answer (redacted, truncated) when the reason is an unparseable answer."""
+    retryable: bool = False  # unscored without a usable answer: a rerun of the same command retries it
     errors: list[dict[str, Any]] = []
     transcript: list[dict[str, Any]] = []
     debates: dict[str, Any] = {}
@@ -43,6 +52,10 @@ def journal_path(out: Path, config_signature: str) -> Path:
     return Path(out) / f"journal-{text_hash(config_signature)}.jsonl"
 
 
+class JournalWriteError(EnvironmentFailure):
+    """The journal could not take a line (e.g. a full disk); it still ends in a whole line."""
+
+
 class Journal:
     """Finished items of one configuration; safe to append from worker threads."""
 
@@ -51,11 +64,16 @@ class Journal:
         self.signature = config_signature
         self.results: dict[str, ItemResult] = {}
         self._lock = threading.Lock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists() and self.path.stat().st_size:
+        self._started = self.path.exists() and self.path.stat().st_size > 0
+        if self._started:
             self._load()
-        else:
-            self._write_line({"journal": 1, "signature": config_signature}, truncate=True)
+
+    def _start(self) -> None:
+        """Write the header line, atomically: a journal never starts with half a header."""
+        if not self._started:
+            header = json.dumps({"journal": 1, "signature": self.signature}, ensure_ascii=False)
+            write_text_atomically(self.path, redact_text(header) + "\n")
+            self._started = True
 
     def _load(self) -> None:
         lines = self.path.read_text(encoding="utf-8").split("\n")
@@ -63,8 +81,9 @@ class Journal:
             header = json.loads(lines[0])
         except json.JSONDecodeError:
             raise DataFormatError(self.path, 1, "not a tribunal journal (bad header)") from None
-        if header.get("signature") != self.signature:
-            raise DataFormatError(self.path, 1, f"journal of another configuration: {header.get('signature')!r}")
+        if not isinstance(header, dict) or header.get("signature") != self.signature:
+            found = header.get("signature") if isinstance(header, dict) else None
+            raise DataFormatError(self.path, 1, f"journal of another configuration: {found!r}")
         good = [lines[0]]
         for number, line in enumerate(lines[1:], 2):
             if not line:
@@ -77,23 +96,43 @@ class Journal:
                 raise DataFormatError(self.path, number, "corrupt journal line") from None
             self.results[result.key] = result
             good.append(line)
-        if len(good) - 1 != sum(1 for line in lines[1:] if line):
+        if len(good) - 1 != sum(1 for line in lines[1:] if line) or lines[-1] != "":
             write_text_atomically(self.path, "\n".join(good) + "\n")  # a crash here keeps the old journal
 
-    def _write_line(self, record: dict[str, Any], truncate: bool = False) -> str:
-        line = redact_text(json.dumps(record, ensure_ascii=False))
-        with self.path.open("w" if truncate else "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        return line
+    def _append_line(self, line: str) -> None:
+        """Append one whole line durably, or leave the file as it was and raise."""
+        data = (line + "\n").encode("utf-8")
+        handle = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            size = os.fstat(handle).st_size
+            written = 0
+            try:
+                while written < len(data):
+                    written += os.write(handle, data[written:])
+                os.fsync(handle)
+            except BaseException as err:  # a full disk, or Ctrl-C between two partial writes
+                if isinstance(err, OSError) or written < len(data):
+                    os.ftruncate(handle, size)  # shrinking needs no space: back to the last whole line
+                if isinstance(err, OSError):
+                    reason = err.strerror or str(err)
+                    raise JournalWriteError(f"{self.path}: cannot append to the journal: {reason}") from None
+                raise
+        finally:
+            os.close(handle)
 
     def done(self, key: str, retry_unscored: bool = False) -> bool:
+        """Whether ``key`` needs no judging: scored, or unscored for a permanent reason (unless retried)."""
         result = self.results.get(key)
-        return result is not None and not (retry_unscored and result.status == "unscored")
+        if result is None:
+            return False
+        if result.status == "scored":
+            return True
+        return not (result.retryable or retry_unscored)
 
     def append(self, result: ItemResult) -> None:
         """Record a finished item durably (redacted: no credential reaches the file)."""
+        line = redact_text(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
         with self._lock:
-            line = self._write_line(result.model_dump(mode="json"))
+            self._start()
+            self._append_line(line)
             self.results[result.key] = ItemResult.model_validate_json(line)

@@ -13,6 +13,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Any, Callable, Iterable
 
+from tribunal.eval.mt.failures import classify_failure
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
@@ -22,22 +23,8 @@ from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
 
 def unscored_reason(exc: BaseException) -> str | None:
     """A short label for an exception that makes an item unscored; None for a bug (re-raised)."""
-    import pydantic
-    from dspy.utils import exceptions as dx
-
-    from tribunal.programs.mqm.roles import UnusableAnswer
-
-    labels = [
-        (dx.AdapterParseError, "unparseable answer"),
-        (dx.LMRateLimitError, "rate limited (retries exhausted)"),
-        (dx.LMTimeoutError, "timeout (retries exhausted)"),
-        (dx.LMServerError, "server error (retries exhausted)"),
-        (dx.LMTransportError, "connection error (retries exhausted)"),
-        (dx.LMError, f"LM error ({type(exc).__name__})"),
-        (pydantic.ValidationError, "invalid answer"),
-        (UnusableAnswer, "invalid answer"),
-    ]
-    return next((label for kind, label in labels if isinstance(exc, kind)), None)
+    failure = classify_failure(exc)
+    return failure.label if failure else None
 
 
 RAW_ANSWER_LIMIT = 2000
@@ -64,11 +51,12 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
         try:
             prediction = program(source=item.source, translation=item.translation, **languages)
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
-            label = unscored_reason(exc)
-            if label is None:
+            failure = classify_failure(exc)
+            if failure is None:
                 raise
             detail = redact_text(" ".join(str(exc).split()))[:300]
-            return ItemResult(key=item.key, status="unscored", reason=f"{label}: {detail}", raw=raw_answer(exc),
+            return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
+                              retryable=failure.retryable, raw=raw_answer(exc),
                               usage=meter.summary(), seconds=time.perf_counter() - started)
     return ItemResult(
         key=item.key, status="scored", score=float(prediction.score),

@@ -3,7 +3,11 @@
 ``metric-scores/LP/NAME-src.{seg,sys}.score`` (MTME: ``tribunal mt meta-eval`` reads them),
 ``errors.jsonl`` (one line per cell, spans with character offsets where found in the
 translation) and ``transcripts.jsonl`` (one line per judged item). Nothing written holds a
-credential: text passes through :func:`redact_text`.
+credential: text passes through :func:`redact_text`. Every file is written atomically.
+
+The ``.sys.score`` file claims a score for each system over the whole test set, so it is written
+only when the run covers it: not cut by ``--limit`` and no cell unscored. Otherwise it is not
+written (and an older one is removed), and :func:`system_level_gap` says why.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
 from tribunal.eval.mt.journal import ItemResult
@@ -63,34 +68,54 @@ def system_scores(seg: dict[str, np.ndarray]) -> dict[str, float]:
     return {s: float(np.nanmean(v)) if np.isfinite(v).any() else math.nan for s, v in seg.items()}
 
 
+def system_level_gap(items: RunItems, results: dict[str, ItemResult]) -> str | None:
+    """Why system scores of this run would not cover every system's test set; None when they would."""
+    if items.truncated:
+        return f"--limit stopped the run at {len(items.items)} items, {len(items.cells)} cells"
+    scored = sum(1 for cell in items.cells if (r := results.get(cell.key)) is not None and r.status == "scored")
+    if scored < len(items.cells):
+        return f"{len(items.cells) - scored} of {len(items.cells)} cells are unscored"
+    return None
+
+
 def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[str, ItemResult],
                   sources: list[str], outputs: dict[str, list[str]]) -> dict[str, Path]:
-    """Write the score files, per-cell errors and per-item transcripts; return their paths."""
+    """Write the score files, per-cell errors and per-item transcripts; return their paths.
+
+    ``paths["sys"]`` is absent when :func:`system_level_gap` finds the run partial.
+    """
     seg = segment_scores(items, results, len(sources))
+    scores = out / "metric-scores" / lp
     paths = {
-        "seg": out / "metric-scores" / lp / f"{name}-src.seg.score",
-        "sys": out / "metric-scores" / lp / f"{name}-src.sys.score",
+        "seg": scores / f"{name}-src.seg.score",
         "errors": out / "errors.jsonl",
         "transcripts": out / "transcripts.jsonl",
     }
     write_seg_scores(paths["seg"], seg)
-    write_sys_scores(paths["sys"], system_scores(seg))
-    with paths["errors"].open("w", encoding="utf-8") as handle:
-        for cell in items.cells:
-            result = results.get(cell.key)
-            record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
-                      "status": result.status if result else "not run",
-                      "score": result.score if result else None, "reason": result.reason if result else None,
-                      "raw_answer": result.raw if result else None,
-                      "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
-                      if result else []}
-            handle.write(redact_text(json.dumps(record, ensure_ascii=False)) + "\n")
-    with paths["transcripts"].open("w", encoding="utf-8") as handle:
-        for key, item in items.items.items():
-            result = results.get(key)
-            if result is None:
-                continue
-            record = {"key": key, "source": item.source, "translation": item.translation, "status": result.status,
-                      "reason": result.reason, "debates": result.debates, "transcript": result.transcript}
-            handle.write(redact_text(json.dumps(record, ensure_ascii=False)) + "\n")
+    sys_path = scores / f"{name}-src.sys.score"
+    if system_level_gap(items, results) is None:
+        write_sys_scores(sys_path, system_scores(seg))
+        paths["sys"] = sys_path
+    else:
+        sys_path.unlink(missing_ok=True)  # an older complete run's file would not match these segments
+    errors = []
+    for cell in items.cells:
+        result = results.get(cell.key)
+        record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
+                  "status": result.status if result else "not run",
+                  "score": result.score if result else None, "reason": result.reason if result else None,
+                  "raw_answer": result.raw if result else None,
+                  "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
+                  if result else []}
+        errors.append(json.dumps(record, ensure_ascii=False) + "\n")
+    write_text_atomically(paths["errors"], redact_text("".join(errors)))
+    transcripts = []
+    for key, item in items.items.items():
+        result = results.get(key)
+        if result is None:
+            continue
+        record = {"key": key, "source": item.source, "translation": item.translation, "status": result.status,
+                  "reason": result.reason, "debates": result.debates, "transcript": result.transcript}
+        transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
+    write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))
     return paths

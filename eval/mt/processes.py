@@ -6,13 +6,20 @@ share of the call slots (``concurrency`` is split, so the bound on LM calls in f
 the whole run). Items are handed out from one queue as workers have room, so a fast worker takes
 more; results come back to this process, which journals them (the journal has one writer) and
 reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
+
+Ctrl-C reaches only this process (workers start with SIGINT ignored): it takes back the items no
+worker has started, lets the workers finish and report the ones in flight, journals them, and
+re-raises the KeyboardInterrupt.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import queue as queue_module
+import signal
+import threading
 from typing import Any, Callable, Iterator
 
 from tribunal.eval.mt.config import EvaluateConfig
@@ -54,6 +61,7 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
     from tribunal.eval.mt.job import program_factory
     from tribunal.eval.mt.judging import judge_all
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     try:
         config = EvaluateConfig.model_validate_json(config_json)
         make_program = program_factory(config)
@@ -80,8 +88,9 @@ def judge_in_processes(
     workers = [context.Process(target=_worker, daemon=True, name=f"judge-worker-{i}",
                                args=(config.model_dump_json(), languages, share, item_queue, results, os.getpid()))
                for i, share in enumerate(shares)]
-    for worker in workers:
-        worker.start()
+    with _sigint_ignored():  # a worker started meanwhile keeps SIGINT ignored from its first instruction
+        for worker in workers:
+            worker.start()
     try:
         _await(results, workers, "ready")
         if on_ready:
@@ -90,21 +99,53 @@ def judge_in_processes(
             item_queue.put(item)
         for _ in workers:
             item_queue.put(None)
-        finished = 0
-        while finished < len(workers):
-            kind, payload = _next(results, workers)
-            if kind == "result":
-                result = ItemResult.model_validate_json(payload)
-                journal.append(result)
-                if on_result:
-                    on_result(result)
-            elif kind == "done":
-                finished += 1
+        finished = [0]  # workers that reported "done"
+        try:
+            _collect(results, workers, journal, on_result, finished)
+        except KeyboardInterrupt:
+            _take_back(item_queue, len(workers))
+            _collect(results, workers, journal, on_result, finished)  # the items in flight, then stop
+            raise
     finally:
         for worker in workers:
             if worker.is_alive():
                 worker.terminate()
             worker.join(timeout=5)
+
+
+def _collect(results: Any, workers: list[Any], journal: Journal,
+             on_result: Callable[[ItemResult], None] | None, finished: list[int]) -> None:
+    """Journal results until every worker reports it is done (``finished[0]`` counts them)."""
+    while finished[0] < len(workers):
+        kind, payload = _next(results, workers)
+        if kind == "result":
+            result = ItemResult.model_validate_json(payload)
+            journal.append(result)
+            if on_result:
+                on_result(result)
+        elif kind == "done":
+            finished[0] += 1
+
+
+def _take_back(item_queue: Any, workers: int) -> None:
+    """Empty the item queue (items no worker started), then end every worker's stream."""
+    with contextlib.suppress(queue_module.Empty):
+        while True:
+            item_queue.get(timeout=0.2)
+    for _ in range(workers):
+        item_queue.put(None)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _next(results: Any, workers: list[Any]) -> tuple[str, Any]:

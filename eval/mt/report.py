@@ -91,6 +91,8 @@ def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: f
         "cells": len(items.cells), "items": len(items.items), "duplicates": items.duplicates,
         "judged": len(judged), "scored": sum(r.status == "scored" for r in judged),
         "unscored": sum(r.status == "unscored" for r in judged), "unscored_reasons": dict(reasons),
+        "unscored_retryable": sum(r.status == "unscored" and r.retryable for r in judged),
+        "unscored_permanent": sum(r.status == "unscored" and not r.retryable for r in judged),
         "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,
         "lm_calls_paid": sum(stages.values()) - cached - failed, "lm_calls_cached": cached, "lm_calls_failed": failed,
         "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},

@@ -1,7 +1,10 @@
 """MLflow tracking through one small interface: a run logger, or a no-op one with ``--no-track``.
 
 Uses ``MlflowClient`` with explicit run ids (no global fluent state), so nested runs and worker
-threads are safe. Everything logged passes through :mod:`secrets` redaction first.
+threads are safe. Everything logged passes through :mod:`secrets` redaction first, and every key
+and run name through :mod:`names` (MLflow refuses a metric named after a reason with parentheses).
+A store that cannot be used (an unknown URI scheme, a read-only database) is one
+:class:`EnvironmentFailure` line naming the store. A run ended by Ctrl-C is KILLED, by an error FAILED.
 """
 
 from __future__ import annotations
@@ -9,12 +12,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import os
+import re
 import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from tribunal.errors import EnvironmentFailure
+from tribunal.eval.tracking.names import entity_key, run_name
 from tribunal.eval.tracking.secrets import redact, redact_text
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
@@ -68,24 +75,23 @@ class Run(NullRun):
     def log_params(self, params: Mapping[str, Any]) -> None:
         from mlflow.entities import Param
 
-        items = [Param(str(k), str(v)[:_PARAM_LIMIT]) for k, v in redact(dict(params)).items() if v is not None]
+        unique = {entity_key(k): str(v)[:_PARAM_LIMIT] for k, v in redact(dict(params)).items() if v is not None}
+        items = [Param(k, v) for k, v in unique.items()]
         for start in range(0, len(items), 100):
             self.client.log_batch(self.run_id, params=items[start:start + 100])
 
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         from mlflow.entities import RunTag
 
-        self.client.log_batch(self.run_id, tags=[RunTag(str(k), str(v)) for k, v in redact(dict(tags)).items()])
+        unique = {entity_key(k): str(v) for k, v in redact(dict(tags)).items()}
+        self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in unique.items()])
 
     def log_metrics(self, metrics: Mapping[str, float | None], step: int | None = None) -> None:
         from mlflow.entities import Metric
 
         now = int(time.time() * 1000)
-        items = [
-            Metric(str(k), float(v), now, step or 0)
-            for k, v in metrics.items()
-            if v is not None and not math.isnan(float(v))
-        ]
+        unique = {entity_key(k): float(v) for k, v in metrics.items() if v is not None and not math.isnan(float(v))}
+        items = [Metric(k, v, now, step or 0) for k, v in unique.items()]
         for start in range(0, len(items), 1000):
             self.client.log_batch(self.run_id, metrics=items[start:start + 1000])
 
@@ -128,28 +134,82 @@ class Run(NullRun):
 @contextlib.contextmanager
 def _open_run(client: Any, experiment_id: str, name: str, params: Mapping[str, Any] | None,
               parent: str | None = None, tags: Mapping[str, Any] | None = None) -> Iterator[Run]:
-    run_tags = dict(redact(dict(tags or {})))
+    run_tags = {entity_key(k): v for k, v in redact(dict(tags or {})).items()}
     if parent:
         run_tags["mlflow.parentRunId"] = parent
-    created = client.create_run(experiment_id, run_name=name, tags=run_tags)
+    created = client.create_run(experiment_id, run_name=run_name(name), tags=run_tags)
     run = Run(client, created.info.run_id, experiment_id)
     if params:
         run.log_params(params)
     try:
         yield run
-    except BaseException:
-        client.set_terminated(run.run_id, "FAILED")
+    except BaseException as err:
+        client.set_terminated(run.run_id, "KILLED" if isinstance(err, KeyboardInterrupt) else "FAILED")
         raise
     client.set_terminated(run.run_id, "FINISHED")
+
+
+def store_problem(err: BaseException) -> str:
+    """One line for what went wrong with a tracking store (MLflow and SQLAlchemy errors run long)."""
+    text = getattr(err, "message", None) or str(err)
+    if "unsupported URI" in text:
+        return "unsupported URI scheme (use sqlite:///FILE.db, http(s)://SERVER or a database URL)"
+    for line in text.splitlines():
+        # SQLAlchemy's own line, e.g. "(sqlite3.OperationalError) attempt to write a readonly database"
+        found = re.match(r"\s*\([\w.]+\) (.+)", line)
+        if found:
+            return found.group(1).strip()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), type(err).__name__)
+    return first.split(" See https://")[0]
+
+
+def _is_store_error(err: BaseException) -> bool:
+    names = {f"{kind.__module__}.{kind.__qualname__}" for kind in type(err).__mro__}
+    return bool(names & {"mlflow.exceptions.MlflowException", "sqlalchemy.exc.SQLAlchemyError"})
+
+
+@contextlib.contextmanager
+def store_errors(uri: str) -> Iterator[None]:
+    """Turn an MLflow or SQLAlchemy failure in the block into one line naming the store."""
+    try:
+        yield
+    except Exception as err:
+        if not _is_store_error(err):
+            raise
+        raise EnvironmentFailure(f"MLflow tracking store {uri}: {store_problem(err)} "
+                                 "(--tracking-uri names another store; --no-track skips tracking)") from None
+
+
+def check_store(settings: TrackingSettings) -> None:
+    """Fail early, before any LM work, on a store that cannot take a run.
+
+    A SQLite store is checked by writing beside its database (opening it would create it); any
+    other URI by building its client, which rejects an unknown scheme.
+    """
+    if not settings.enabled:
+        return
+    uri = settings.resolved_uri
+    if uri.startswith("sqlite:///"):
+        from tribunal.eval.data.output_paths import writable_file
+
+        database = Path(uri[len("sqlite:///"):])
+        writable_file(database, "--tracking-uri")
+        if database.is_file() and not os.access(database, os.W_OK):
+            raise EnvironmentFailure(f"--tracking-uri {uri}: the database is read-only")
+        return
+    mlflow_client(settings)
 
 
 def mlflow_client(settings: TrackingSettings) -> Any:
     """An MlflowClient for the settings' store (imported lazily: mlflow is slow to import)."""
     for noisy in ("alembic", "mlflow.store.db.utils", "mlflow.tracking", "mlflow.store"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # It logs a database error with its traceback before raising it; the raised error is reported, once.
+    logging.getLogger("mlflow.store.db.utils").setLevel(logging.CRITICAL)
     from mlflow.tracking import MlflowClient
 
-    return MlflowClient(tracking_uri=settings.resolved_uri)
+    with store_errors(settings.resolved_uri):
+        return MlflowClient(tracking_uri=settings.resolved_uri)
 
 
 def artifact_root(uri: str) -> str | None:
@@ -185,5 +245,6 @@ def tracked_run(
     run_tags = dict(tags or {})
     if signature:
         run_tags["tribunal.signature"] = signature
-    with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags) as run:
-        yield run
+    with store_errors(settings.resolved_uri):
+        with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags) as run:
+            yield run

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Sequence
 
 import typer
 
-from tribunal.cli.errors import TribunalError, report_error
+from tribunal.cli.errors import TribunalError, UserError, report, report_error  # noqa: F401  (re-exported)
+from tribunal.cli.interrupts import second_interrupt_stops_at_once
+from tribunal.errors import EXIT_INTERRUPTED
 
 # (name, module, help): each module defines a Typer ``app``.
 SUBCOMMANDS = [
@@ -33,10 +36,20 @@ for _module in ("tribunal.cli.demo", "tribunal.cli.optimize", "tribunal.cli.expo
     importlib.import_module(_module).register(app)
 
 
-def main() -> None:
-    """Console entry point: user errors become one line on stderr and exit status 2."""
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console entry point: every expected failure ends as one line on stderr and a documented status.
+
+    The statuses are in :mod:`tribunal.errors` and the README ("Exit status"); a bug keeps its
+    traceback.
+    """
     try:
-        app()
-    except TribunalError as err:
-        report_error(err)
-        sys.exit(2)
+        with second_interrupt_stops_at_once():
+            status = app(args=list(argv) if argv is not None else None, prog_name="tribunal", standalone_mode=False)
+        if status == EXIT_INTERRUPTED:  # Typer's answer to a bare KeyboardInterrupt: silent 130
+            report("interrupted", interrupted=True)
+    except (Exception, KeyboardInterrupt) as err:
+        if type(err).__name__ == "NoArgsIsHelpError":  # `tribunal` or `tribunal mt` alone: Typer printed the help
+            status = err.exit_code  # type: ignore[attr-defined]
+        else:
+            status = report_error(err)  # re-raises a bug, traceback and all
+    sys.exit(status if isinstance(status, int) else 0)

@@ -25,6 +25,9 @@ def demo(
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
     from tribunal.eval.meta.report import rich_table, write_tsv
 
+    from tribunal.eval.data.output_paths import writable_folder
+
+    writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, "tribunal-demo")
     root = data_root()

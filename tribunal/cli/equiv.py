@@ -93,8 +93,11 @@ def audit(
     experiment: str = Experiment,
 ) -> None:
     """Audit equivalence rules with the perturbation suite: share judged different per kind."""
+    from tribunal.eval.data.folder_lock import folder_lock
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.equiv.audit_job import run_audit
 
+    writable_folder(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature)
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=lm_obj, lm_name=lm, threads=threads)
@@ -107,10 +110,19 @@ def audit(
     loaded = load_suite_or_fail(suite)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
-    result = run_audit(loaded, rule_objs, repeats, settings, out, progress=lambda m: console.print(f"[dim]{m}[/dim]"))
+    with folder_lock(out):  # two audits into one folder would mix their tables
+        result = run_audit(loaded, rule_objs, repeats, settings, out,
+                           progress=lambda m: console.print(f"[dim]{m}[/dim]"))
     print_audit(console, result)
     if result.run_id:
         console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
+    unscored = {audit.label: int(audit.summary.get("unscored", 0)) for audit in result.rules}
+    if any(unscored.values()):
+        from tribunal.errors import EXIT_UNSCORED
+
+        shown = ", ".join(f"{label} {count}" for label, count in unscored.items() if count)
+        console.print(f"unscored pairs (first repeat): {shown} (exit status {EXIT_UNSCORED})")
+        raise typer.Exit(EXIT_UNSCORED)
 
 
 def print_audit(console, result) -> None:
@@ -162,8 +174,10 @@ def generate(
     out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", help="JSONL of kept pairs (usable as --suite)."),
 ) -> None:
     """Have an LM write perturbations of the suite's originals; keep only those passing the checks."""
+    from tribunal.eval.data.output_paths import writable_file
     from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
 
+    writable_file(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature)
     result = generate_pairs(load_suite_or_fail(suite), lm_obj, temperature=temperature, attempts=attempts)
     write_pairs(result.kept, out)

@@ -21,8 +21,10 @@ def export(
     tracking_uri: Optional[str] = TrackingUri,
 ) -> None:
     """Fetch program/program.json from an optimize run, verify it (seal, no secrets) and write it."""
+    from tribunal.eval.data.output_paths import writable_file
     from tribunal.optimizers.run_export import export_run
 
+    writable_file(out, "--out")
     path, document = export_run(tracking_settings(tracking_uri, False), run_id, out)
     metadata = document.get("metadata", {})
     make_console().print(f"{document['program']['name']} (optimizer {metadata.get('optimizer')}, "

@@ -58,6 +58,7 @@ def run(
 ) -> None:
     """Run the proposer/critic workflow per instance and depth, several times; then judge engagement."""
     from tribunal.cli.equiv import build_cli_lm
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.hyp.instance import load_instances
     from tribunal.eval.hyp.run_job import RunSettings, run_workflow
     from tribunal.programs.lm import LMSettings
@@ -69,6 +70,7 @@ def run(
         loaded = load_instances(instance)
     except ValueError as err:
         raise UserError(str(err)) from err
+    writable_folder(out, "--out")
     console = make_console()
     if reruns > 1 and temperature == 0:
         console.print("[yellow]--temperature 0: the reruns are fresh calls, but a deterministic model "
@@ -82,12 +84,20 @@ def run(
         judge_public = LMSettings(model=judge_lm or lm, api_base=api_base, temperature=judge_temperature).public()
     result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
                           judge_obj, judge_public)
+    for problem in result.unreadable:
+        console.print(f"[yellow]run again[/yellow]: {problem}")
     failed = [r for r in result.records if not r.ok]
     console.print(f"{len(result.records)} runs of {len(loaded)} instance(s) in {out} ({result.reused} reused, "
                   f"{len(failed)} with errors, {result.labelled} labelled by the engagement judge)")
     for record in failed:
         console.print(f"[yellow]{record.instance}/{record.run_id}[/yellow]: {'; '.join(record.errors)}")
     console.print(f"signature: {result.signature}")
+    if failed:
+        from tribunal.errors import EXIT_UNSCORED
+
+        console.print(f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
+                      f"(exit status {EXIT_UNSCORED})")
+        raise typer.Exit(EXIT_UNSCORED)
 
 
 @app.command("divergence")
@@ -122,6 +132,7 @@ def divergence(
     from tribunal.cli.equiv import build_cli_lm, build_rules
     from tribunal.eval.hyp.divergence import MATCHINGS
     from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.hyp.joint_permutation import ALTERNATIVES
 
     if not (run_dir / "runs").is_dir():
@@ -129,6 +140,7 @@ def divergence(
     settings = DivergenceSettings(matching=_choice("--matching", matching, tuple(MATCHINGS)),
                                   alternative=_choice("--alternative", alternative, ALTERNATIVES),
                                   max_states=exact_limit, samples=samples, seed=seed, frame_judge=frame_judge)
+    writable_folder(out or run_dir / "divergence", "--out")
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=build_cli_lm(lm, api_base, 0.0), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)

@@ -42,9 +42,12 @@ def meta_eval(
 ) -> None:
     """A primary meta-evaluation table (WMT23: accuracy, Pearson, acc-t; WMT24/25: SPA, acc_eq), optionally ranked."""
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
+    from tribunal.eval.data.output_paths import writable_file
     from tribunal.eval.meta.report import rich_table, write_tsv
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
+    if output:
+        writable_file(output, "--output")
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
                            protocol, significance, seed, coverage_limited)
     console, errors = make_console(), make_console(stderr=True)

@@ -11,6 +11,7 @@ import typer
 from tribunal.cli.common import NoTrack, TrackingUri, data_root
 from tribunal.cli.console import console as make_console
 from tribunal.cli.errors import UserError
+from tribunal.errors import EXIT_UNSCORED
 
 
 def evaluate(
@@ -72,7 +73,8 @@ def evaluate(
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
-    if not (merged.get("lm") or {}).get("model"):
+    lm_table = merged.get("lm")
+    if isinstance(lm_table, dict) and not lm_table.get("model"):
         raise UserError("no LM: pass --lm MODEL (e.g. openai/gpt-4o-mini) or set lm.model in --config")
     try:
         settings = EvaluateConfig.model_validate(merged)
@@ -81,7 +83,12 @@ def evaluate(
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
-    run_and_report(settings, tracking_settings(tracking_uri, no_track))
+    result = run_and_report(settings, tracking_settings(tracking_uri, no_track))
+    summary = result.summary
+    if summary["scored"] < summary["items"]:
+        make_console().print(f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
+                             f"(exit status {EXIT_UNSCORED})")
+        raise typer.Exit(EXIT_UNSCORED)
 
 
 def _tuned_program(value: Optional[str]) -> dict:
@@ -89,8 +96,8 @@ def _tuned_program(value: Optional[str]) -> dict:
     from tribunal.eval.mt.config import SETTINGS_SECTIONS
     from tribunal.optimizers.program_source import is_program_file
 
-    if not value or not is_program_file(value):
-        return {}
+    if not value or not isinstance(value, str) or not is_program_file(value):
+        return {}  # a program name, or a wrong type that the config's validation reports
     from tribunal.optimizers.export import read_export
 
     document = read_export(value)
@@ -112,8 +119,8 @@ def _ablation(program: str, ablate: list[str]) -> dict:
     return {section: {"ablate": ablate}}
 
 
-def run_and_report(settings, tracking, engine=None) -> None:
-    """Run with a Rich progress bar and print the summary (shared with ``tribunal demo``)."""
+def run_and_report(settings, tracking, engine=None):
+    """Run with a Rich progress bar, print the summary and return the result (shared with ``tribunal demo``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from tribunal.eval.data.errors import DataFormatError
@@ -129,6 +136,7 @@ def run_and_report(settings, tracking, engine=None) -> None:
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
     print_summary(console, result)
+    return result
 
 
 def print_summary(console, result) -> None:
@@ -137,6 +145,12 @@ def print_summary(console, result) -> None:
                   f"scored {s['scored']}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
     for reason, count in sorted(s["unscored_reasons"].items()):
         console.print(f"  unscored: {count} x {reason}")
+    if s["unscored_retryable"]:
+        console.print(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
+                      "rerun the same command to judge them again")
+    if s["unscored_permanent"]:
+        console.print(f"  {s['unscored_permanent']} unscored with an unusable answer: "
+                      "rerun with --retry-unscored to pay for them again")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
     console.print(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
                   f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
@@ -150,7 +164,11 @@ def print_summary(console, result) -> None:
     for key, value in result.spans.items():
         console.print(f"  span {key}: {value:.4f}")
     console.print(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
+    if s.get("system_scores_gap"):
+        console.print(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
+                      "test set only")
     console.print(f"wall time: {s['wall_seconds']:.1f} s")
     console.print(f"signature: {result.signature}")
     if result.run_id:
         console.print(f"MLflow run {result.run_id}")
+

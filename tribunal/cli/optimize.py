@@ -34,9 +34,9 @@ def optimize(
     teacher_lm: Optional[str] = typer.Option(None, "--teacher-lm", help="Teacher LM for bootstrapping demos."),
     prompt_lm: Optional[str] = typer.Option(
         None, "--prompt-lm", help="Prompt/reflection LM for mipro, simba, gepa (default: --lm)."),
-    budget: Optional[int] = typer.Option(None, "--budget", help="Optimizer budget (see --optimizer)."),
+    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Optimizer budget (see --optimizer)."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
-    threads: int = typer.Option(4, "--threads", help="Concurrent LM calls."),
+    threads: int = typer.Option(4, "--threads", min=1, max=256, help="Concurrent LM calls."),
     cache: bool = typer.Option(True, "--cache/--no-cache",
                                help="Reuse DSPy's response cache (keyed by model, endpoint and request)."),
     out: Optional[Path] = typer.Option(
@@ -45,13 +45,20 @@ def optimize(
     no_track: bool = NoTrack,
 ) -> None:
     """Tune a judge with a DSPy optimizer; every trial is a nested MLflow run; the result is exported."""
+    from pydantic import ValidationError
+
+    from tribunal.errors import UserError
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
     from tribunal.optimizers.program_settings import parse_assignments
 
-    request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
-                              train=train, dev=dev, lm=lm, api_base=api_base,
-                              teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
-                              threads=threads, cache=cache, out=out)
+    try:
+        request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
+                                  train=train, dev=dev, lm=lm, api_base=api_base,
+                                  teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
+                                  threads=threads, cache=cache, out=out)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
     settings = tracking_settings(tracking_uri, no_track)
     result = run_optimize(request, settings)
     console = make_console()

@@ -54,6 +54,9 @@ def compare_runs(
         runs_by_id,
     )
 
+    from tribunal.eval.data.output_paths import writable_folder
+
+    writable_folder(out, "--out")
     reader = tracking_settings(tracking_uri, False)
     runs = runs_by_id(reader, run_ids) if run_ids else find_runs(reader, experiment, filter_string)
     view = compare(runs)

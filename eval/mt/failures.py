@@ -1,0 +1,42 @@
+"""Why an item ended unscored, and whether rerunning the same command should judge it again.
+
+*Retryable*: no usable answer was obtained (rate limit, timeout, server error, dropped
+connection, a key or quota problem fixed outside the configuration): a rerun of the same
+command judges the item again. *Permanent*: the LM answered and the answer is unusable even for
+the tolerant adapter, or the request itself is wrong for the model (e.g. too long): the same
+call would fail the same way, so only ``--retry-unscored`` pays for it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Failure:
+    label: str
+    retryable: bool
+
+
+def classify_failure(exc: BaseException) -> Failure | None:
+    """The failure an exception makes of an item; None for an exception that is a bug."""
+    import pydantic
+    from dspy.utils import exceptions as dx
+
+    from tribunal.programs.mqm.roles import UnusableAnswer
+
+    table = [
+        (dx.AdapterParseError, "unparseable answer", False),
+        (dx.LMRateLimitError, "rate limited (retries exhausted)", True),
+        (dx.LMTimeoutError, "timeout (retries exhausted)", True),
+        (dx.LMServerError, "server error (retries exhausted)", True),
+        (dx.LMTransportError, "connection error (retries exhausted)", True),
+        (dx.LMLockTimeoutError, "credential lock timeout", True),
+        (dx.LMAuthError, "authentication failed", True),
+        (dx.LMBillingError, "billing or quota failed", True),
+        (dx.LMNotConfiguredError, "LM not configured", True),
+        (dx.LMError, f"LM error ({type(exc).__name__})", False),
+        (pydantic.ValidationError, "invalid answer", False),
+        (UnusableAnswer, "invalid answer", False),
+    ]
+    return next((Failure(label, retryable) for kind, label, retryable in table if isinstance(exc, kind)), None)

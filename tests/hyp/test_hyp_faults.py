@@ -1,0 +1,69 @@
+"""``tribunal hyp``: a stored run cut short, a busy folder, the exit status of failed runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.cli import assert_one_line_error, run_cli
+from tribunal.errors import FolderBusy
+from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.eval.hyp.instance import load_instance
+from tribunal.eval.hyp.run_job import run_workflow
+from tribunal.eval.tracking.mlflow_run import TrackingSettings
+
+from .test_hyp_workflow import workflow_responder
+
+OFF = TrackingSettings(enabled=False)
+
+
+def test_a_truncated_run_file_is_run_again_and_reported(scripted, tmp_path):
+    respond, calls = workflow_responder(scripted)
+    lm, _ = scripted.scripted_lm(respond)
+    run_workflow(load_instance(), [0], 2, lm, {"model": "scripted/test"}, tmp_path, OFF)
+    stored = tmp_path / "runs" / "d0-r1.json"
+    stored.write_text(stored.read_text()[:40])  # cut short (a copy interrupted, a disk that filled)
+    proposals = calls["propose"]
+    again = run_workflow(load_instance(), [0], 2, lm, {"model": "scripted/test"}, tmp_path, OFF)
+    assert again.reused == 1 and all(r.ok for r in again.records)
+    assert len(again.unreadable) == 1 and again.unreadable[0].startswith(f"{stored}: not a stored run")
+    assert calls["propose"] - proposals == len(load_instance().opening_hypotheses), "only the damaged run ran again"
+
+
+def test_divergence_over_a_truncated_run_file_names_it(tmp_path, capsys):
+    (tmp_path / "runs").mkdir()
+    broken = tmp_path / "runs" / "d0-r0.json"
+    broken.write_text('{"run_id": "d0-r0", "depth": 0, "rer')
+    outcome = run_cli(capsys, "hyp", "divergence", tmp_path, "--rules", "tfidf", "--no-track")
+    assert_one_line_error(outcome, f"{broken}: not a stored run")
+    assert not (tmp_path / "divergence").exists() or not list((tmp_path / "divergence").iterdir())
+
+
+def test_a_busy_run_folder_is_refused(scripted, tmp_path):
+    respond, calls = workflow_responder(scripted)
+    lm, _ = scripted.scripted_lm(respond)
+    with folder_lock(tmp_path), pytest.raises(FolderBusy, match="busy: another tribunal run"):
+        run_workflow(load_instance(), [0], 1, lm, {"model": "scripted/test"}, tmp_path, OFF)
+    assert calls["propose"] == 0
+
+
+def test_ctrl_c_finishes_the_runs_in_progress_and_starts_no_other():
+    import os
+    import signal
+    import threading
+    import time
+
+    from tribunal.errors import Interrupted
+    from tribunal.eval.hyp.run_job import _run_all
+
+    started: list[tuple[int, int]] = []
+
+    def work(job):
+        started.append(job)
+        if len(started) == 1:  # Ctrl-C while the first run is in progress
+            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        time.sleep(0.3)
+        return job
+
+    with pytest.raises(Interrupted, match=r"^interrupted: 3 runs stored; rerun the same command to resume$"):
+        _run_all(work, [(0, r) for r in range(6)], threads=1, stored=2)
+    assert started == [(0, 0)], "no run started after the interrupt"
