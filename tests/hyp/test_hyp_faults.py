@@ -8,22 +8,34 @@ from tests.support.cli import assert_one_line_error, run_cli
 from tribunal.errors import FolderBusy
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.hyp.instance import load_instance
-from tribunal.eval.hyp.run_job import run_workflow
+from tribunal.eval.hyp.run_job import RunSettings, run_workflow
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
-from .test_hyp_workflow import workflow_responder
+from tests.hyp.workflow_lm import scripted_responder
 
 OFF = TrackingSettings(enabled=False)
 
 
+def _lm(scripted):
+    from collections import Counter
+
+    calls = Counter()
+    lm, _ = scripted.scripted_lm(scripted_responder(scripted, calls))
+    return lm, calls
+
+
+def _run(lm, out, reruns):
+    settings = RunSettings(depths=[0], reruns=reruns, max_per_opening=1, threads=1)
+    return run_workflow([load_instance()], settings, lm, {"model": "scripted/test"}, out, OFF)
+
+
 def test_a_truncated_run_file_is_run_again_and_reported(scripted, tmp_path):
-    respond, calls = workflow_responder(scripted)
-    lm, _ = scripted.scripted_lm(respond)
-    run_workflow(load_instance(), [0], 2, lm, {"model": "scripted/test"}, tmp_path, OFF)
-    stored = tmp_path / "runs" / "d0-r1.json"
+    lm, calls = _lm(scripted)
+    _run(lm, tmp_path, 2)
+    stored = tmp_path / "runs" / load_instance().id / "d0-r1.json"
     stored.write_text(stored.read_text()[:40])  # cut short (a copy interrupted, a disk that filled)
     proposals = calls["propose"]
-    again = run_workflow(load_instance(), [0], 2, lm, {"model": "scripted/test"}, tmp_path, OFF)
+    again = _run(lm, tmp_path, 2)
     assert again.reused == 1 and all(r.ok for r in again.records)
     assert len(again.unreadable) == 1 and again.unreadable[0].startswith(f"{stored}: not a stored run")
     assert calls["propose"] - proposals == len(load_instance().opening_hypotheses), "only the damaged run ran again"
@@ -39,10 +51,9 @@ def test_divergence_over_a_truncated_run_file_names_it(tmp_path, capsys):
 
 
 def test_a_busy_run_folder_is_refused(scripted, tmp_path):
-    respond, calls = workflow_responder(scripted)
-    lm, _ = scripted.scripted_lm(respond)
+    lm, calls = _lm(scripted)
     with folder_lock(tmp_path), pytest.raises(FolderBusy, match="busy: another tribunal run"):
-        run_workflow(load_instance(), [0], 1, lm, {"model": "scripted/test"}, tmp_path, OFF)
+        _run(lm, tmp_path, 1)
     assert calls["propose"] == 0
 
 
