@@ -1,4 +1,6 @@
-"""``tribunal equiv audit`` as a function: judge the suite with each rule, compute, track, write.
+"""``tribunal equiv audit`` as a function: judge labelled pairs with each rule, compute, track, write.
+
+The pairs are the perturbation suite's or a user's pair file (both loaded as a :class:`Suite`).
 
 MLflow layout: one parent run ``equiv-audit`` (agreement between rules, the combined
 table) and one nested run per rule x rubric (per-kind shares, order flips, repeat
@@ -19,7 +21,7 @@ from tribunal.eval.equiv.agreement import agreement
 from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
 from tribunal.eval.equiv.suite import Suite
-from tribunal.eval.equiv.sweep import sweep_figure, threshold_sweep
+from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature
 
@@ -44,13 +46,18 @@ class AuditResult:
     run_id: str | None
     files: list[Path] = field(default_factory=list)
 
+    def suite_kinds(self) -> list[str]:
+        """The kinds of the audited pairs, in table order."""
+        return ordered_kinds([p.kind for p in self.suite.pairs])
+
     def table(self) -> pd.DataFrame:
         """Rows: rule; columns: share judged different per kind, then the scalar metrics."""
         rows = []
         for audit in self.rules:
             row = {"rule": audit.label}
             row.update(dict(zip(audit.shares["kind"], audit.shares["share_different"])))
-            row.update({k: audit.summary[k] for k in ("order_flip_rate", "repeat_consistency", "unscored")})
+            row.update({k: audit.summary[k] for k in ("expected_agreement", "order_flip_rate", "repeat_consistency",
+                                                       "unscored", "calls")})
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -64,8 +71,30 @@ def audit_rule(suite: Suite, rule: EquivalenceRule, repeats: int) -> RuleAudit:
     audit = RuleAudit(rule.label, rule.params(), judged, kind_shares(suite.pairs, judged[0]),
                       {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds)
     if isinstance(rule, SimilarityRule):
-        audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]])
+        audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]],
+                                      expected_same=[p.expected_same for p in suite.pairs])
     return audit
+
+
+def cascade_savings(audits: Sequence[RuleAudit]) -> list[dict]:
+    """For each cascade: pairs routed each way, its LM calls, and the calls of its judge alone
+    (when the same judge was audited by itself in this run) -- the calls the cascade saved."""
+    rows = []
+    for audit in audits:
+        if "routed_judge" not in audit.summary:
+            continue
+        judge_label = audit.label.removeprefix("cascade-")
+        alone = next((a for a in audits if a.label == judge_label), None)
+        row = {"rule": audit.label, "screened_same": audit.summary["routed_screen_same"],
+               "screened_different": audit.summary["routed_screen_different"],
+               "to_judge": audit.summary["routed_judge"], "calls": audit.summary["calls"],
+               "calls_judge_alone": alone.summary["calls"] if alone else float("nan")}
+        row["calls_saved"] = row["calls_judge_alone"] - row["calls"]
+        if alone:
+            stats = agreement([j.same for j in audit.repeats[0]], [j.same for j in alone.repeats[0]])
+            row["agreement_with_judge_alone"] = stats.raw
+        rows.append(row)
+    return rows
 
 
 def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
@@ -86,7 +115,7 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
         run.log_table(items, "items.json")
         run.log_table(audit.shares, "kind_shares.json")
         if audit.sweep is not None:
-            figure = sweep_figure(audit.sweep, audit.label, audit.params["threshold"])
+            figure = sweep_figure(audit.sweep, audit.label, float(audit.params["threshold"]))
             run.log_table(audit.sweep, "threshold_sweep.json")
             run.log_figure(figure, "threshold_sweep.png")
             if out:
@@ -101,7 +130,8 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
 def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, tracking: TrackingSettings,
               out: Path | None = None, progress=None) -> AuditResult:
     """Audit each rule on the suite; log one parent run with a nested run per rule."""
-    sig = signature({"task": "equiv-audit", "rules": [r.label for r in rules], "repeats": repeats,
+    # each rule's setting pins its thresholds (an auto threshold is pinned by its rule, not its value)
+    sig = signature({"task": "equiv-audit", "rules": [r.setting() for r in rules], "repeats": repeats,
                      "data": f"{suite.name}@{suite.hash}"})
     params = {"suite": suite.name, "suite_hash": suite.hash, "pairs": len(suite.pairs),
               "rules": ",".join(r.label for r in rules), "repeats": repeats}

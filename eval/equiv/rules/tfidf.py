@@ -10,9 +10,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from tribunal.eval.equiv.defaults import TFIDF_THRESHOLD
 from tribunal.eval.equiv.rules.base import Pair, SimilarityRule, pair_cosines, unique_texts
 
-DEFAULT_TFIDF_THRESHOLD = 0.25
+DEFAULT_TFIDF_THRESHOLD = TFIDF_THRESHOLD
 
 
 class TfidfRule(SimilarityRule):
