@@ -240,6 +240,14 @@ def print_audit(console, result) -> None:
             if audit.summary.get("memo_hits"):
                 line += f" ({audit.summary['memo_hits']:.0f} pair judgments reused, not paid again)"
         console.print(line)
+    for audit in result.rules:
+        if "threshold_rule" in audit.params:
+            peers = {k.removeprefix("calibration_rate_"): v for k, v in audit.params.items()
+                     if k.startswith("calibration_rate_")}
+            source = ", ".join(f"{k} {v:.3f}" for k, v in peers.items()) or "given"
+            console.print(f"{audit.label}: calibrated threshold {audit.params['threshold']:.4f} "
+                          f"(target same-pair rate {audit.params['calibration_target_rate']:.3f}, {source}; "
+                          f"achieved {audit.params['calibration_achieved_rate']:.3f})")
     from tribunal.eval.equiv.audit_job import cascade_savings
 
     for row in cascade_savings(result.rules):
@@ -249,7 +257,7 @@ def print_audit(console, result) -> None:
                           f"{row['agreement_with_judge_alone']:.3f} of pairs")
     if result.files:
         console.print(f"files: {result.files[0].parent}/")
-    console.print(f"signature: {result.signature}")
+    console.print(f"signature: {result.signature}", soft_wrap=True)
 
 
 def _fmt(value) -> str:
