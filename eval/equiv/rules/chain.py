@@ -22,7 +22,7 @@ from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
 from tribunal.eval.equiv.chain_alignment import ChainAlignment, align_chains, reordered
 from tribunal.eval.equiv.hypothesis import Hypothesis
 from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, Vote
-from tribunal.eval.equiv.rules.encoders import DEFAULT_EMBEDDER, CachedEmbedder, Encoder, tfidf_vectors
+from tribunal.eval.equiv.rules.encoders import DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder, tfidf_vectors
 
 DEFAULT_CHAIN_THRESHOLD = CHAIN_THRESHOLD
 StepVectors = Literal["embedding", "tfidf"]
@@ -62,6 +62,7 @@ class ChainRule(SimilarityRule):
             self.encoder: CachedEmbedder | None = cache if cache is not None else CachedEmbedder(embedder, encoder=encoder)
         else:
             self.encoder = None
+        self._use = EmbedderUse(self.encoder) if self.encoder is not None else None
 
     @staticmethod
     def _compared_texts(a: Hypothesis, b: Hypothesis) -> list[list[tuple[str, str]]]:
@@ -72,7 +73,7 @@ class ChainRule(SimilarityRule):
         """Step-by-step similarity of each pair; every distinct text is vectorised in one pass."""
         compared = [self._compared_texts(a, b) for a, b in pairs]
         texts = list(dict.fromkeys(t for grid in compared for row in grid for cell in row for t in cell))
-        matrix = self.encoder(texts) if self.encoder is not None else tfidf_vectors(texts)
+        matrix = self._use(texts) if self._use is not None else tfidf_vectors(texts)
         vectors = dict(zip(texts, _unit(np.asarray(matrix, dtype=float))))
         # identical texts are exactly 1 (not 0.9999999), so a threshold of 1.0 keeps unchanged steps
         return [np.array([[1.0 if x == y else float(vectors[x] @ vectors[y]) for x, y in row] for row in grid])
@@ -99,7 +100,7 @@ class ChainRule(SimilarityRule):
         return judgments
 
     def stats(self) -> dict[str, float]:
-        return self.encoder.stats() if self.encoder is not None else {}
+        return dict(self._use.totals) if self._use is not None else {}
 
     def params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"threshold": self.threshold, "steps": self.vectors,

@@ -14,7 +14,7 @@ import numpy as np
 from tribunal.eval.equiv.calibration import RateTarget, calibrate_threshold
 from tribunal.eval.equiv.defaults import EMBEDDING_THRESHOLD
 from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, pair_cosines, unique_texts
-from tribunal.eval.equiv.rules.encoders import (DEFAULT_EMBEDDER, CachedEmbedder, Encoder,
+from tribunal.eval.equiv.rules.encoders import (DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder,
                                                 local_minilm_available)
 
 DEFAULT_EMBEDDING_THRESHOLD = EMBEDDING_THRESHOLD
@@ -37,26 +37,27 @@ class EmbeddingRule(SimilarityRule):
         self.target = target if threshold is None else None
         self.calibration: dict[str, Any] | None = None
         self.encoder = cache if cache is not None else CachedEmbedder(embedder, batch_size, encoder)
+        self._use = EmbedderUse(self.encoder)
 
     @property
     def encode_calls(self) -> int:
-        return self.encoder.encode_calls
+        return int(self._use.totals["encode_calls"])
 
     @property
     def texts_encoded(self) -> int:
-        return self.encoder.texts_encoded
+        return int(self._use.totals["texts_encoded"])
 
     @property
     def encode_seconds(self) -> float:
-        return self.encoder.encode_seconds
+        return self._use.totals["encode_seconds"]
 
     @property
     def load_seconds(self) -> float:
-        return self.encoder.load_seconds
+        return self._use.totals["load_seconds"]
 
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
         texts, pairs_idx = unique_texts(pairs)
-        return pair_cosines(self.encoder(texts), pairs_idx)
+        return pair_cosines(self._use(texts), pairs_idx)
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         if self.target is not None and self.calibration is None and pairs:
@@ -65,7 +66,7 @@ class EmbeddingRule(SimilarityRule):
         return super().judge_pairs(pairs, repeat)
 
     def stats(self) -> dict[str, float]:
-        return self.encoder.stats()
+        return dict(self._use.totals)
 
     def params(self) -> dict[str, Any]:
         params: dict[str, Any] = {"threshold": self.threshold, "embedder": self.embedder}

@@ -90,6 +90,22 @@ class CachedEmbedder:
                 "load_seconds": self.load_seconds, "encode_seconds": self.encode_seconds}
 
 
+class EmbedderUse:
+    """One rule's share of a (possibly shared) embedder's work: what its own calls cost."""
+
+    def __init__(self, embedder: CachedEmbedder):
+        self.embedder = embedder
+        self.totals = {"encode_calls": 0.0, "texts_encoded": 0.0, "load_seconds": 0.0, "encode_seconds": 0.0}
+
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        before = self.embedder.stats()
+        vectors = self.embedder(texts)
+        after = self.embedder.stats()
+        for key in self.totals:
+            self.totals[key] += after[key] - before[key]
+        return vectors
+
+
 def tfidf_vectors(texts: list[str]) -> np.ndarray:
     """TF-IDF rows (sublinear tf, English stop words) fitted on ``texts`` themselves.
 
