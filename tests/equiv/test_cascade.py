@@ -89,3 +89,33 @@ def test_the_registry_builds_a_cascade_on_the_chain_rule_sharing_the_llm_judge()
     cascade.judge_pairs(pairs)
     assert len(engine.calls) == before  # nothing paid twice
     assert "low=0.15" in cascade.setting() and "high=0.5" in cascade.setting()
+
+
+def test_audit_of_llm_and_cascade_over_http_reports_the_calls_saved(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from tribunal.cli import main
+    from tribunal.eval.equiv.suite import default_suite_path
+
+    lines = (default_suite_path().parent / "heldout_pairs.jsonl").read_text().splitlines()[:10]
+    pairs = tmp_path / "ten.jsonl"
+    pairs.write_text("\n".join(lines) + "\n")
+    import dspy
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    # the CLI's LM caches; calls are counted here, so the shared cache is neither read nor written
+    monkeypatch.setattr(dspy.cache, "get", lambda *args, **kwargs: None)
+    monkeypatch.setattr(dspy.cache, "put", lambda *args, **kwargs: None)
+    with equiv_loopback_server(lambda a, b: True) as (api_base, state):
+        monkeypatch.setattr(sys, "argv", [
+            "tribunal", "equiv", "audit", "--pairs", str(pairs), "--rules", "llm,cascade", "--chain-steps", "tfidf",
+            "--lm", "openai/loopback-judge", "--api-base", api_base, "--repeats", "1", "--threads", "2",
+            "--no-track", "--out", str(tmp_path / "out")])
+        with pytest.raises(SystemExit) as exit_:
+            main()
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    assert len(state.hits) == 20  # the judge alone: 2 agreeing calls x 10 pairs; the cascade paid nothing more
+    routes = [line.split("\t")[10] for line in (tmp_path / "out" / "items_cascade-llm-full.tsv").read_text().splitlines()[1:]]
+    judged = routes.count("judge")
+    assert f"cascade-llm-full: {2 * judged} LM calls against 20 for the judge alone (saved {20 - 2 * judged})" in out
