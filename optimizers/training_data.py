@@ -173,8 +173,9 @@ def load_training_data(spec: str, option: str = "--train") -> TrainingData:
 
 
 def item_key(example: Any) -> str:
-    """What makes two examples the same item: their inputs (not their ids or labels)."""
-    return json.dumps({k: example[k] for k in example.inputs().keys()}, sort_keys=True, ensure_ascii=False, default=str)
+    """What makes two examples the same item: all their fields (two raters' annotations of one
+    segment are two items; the same pair loaded twice is one)."""
+    return json.dumps(dict(example.items()), sort_keys=True, ensure_ascii=False, default=str)
 
 
 def check_disjoint(train: TrainingData, dev: TrainingData) -> None:

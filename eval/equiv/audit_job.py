@@ -10,6 +10,7 @@ consistency, per-pair table, threshold sweep table and plot).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,11 @@ from tribunal.eval.equiv.suite import Suite
 from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature
+
+
+def metric_key(name: str) -> str:
+    """An MLflow metric name: user kinds and tuned-program labels may hold characters it refuses."""
+    return re.sub(r"[^\w\-. /:]", "_", name)
 
 
 @dataclass
@@ -110,7 +116,8 @@ def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
 def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: list[Path]) -> None:
     items = items_table(audit.label, suite.pairs, audit.repeats)
     with parent.child(audit.label, {"rule": audit.label, **audit.params}) as run:
-        run.log_metrics({f"different/{k}": v for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
+        run.log_metrics({metric_key(f"different/{k}"): v
+                         for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
         run.log_metrics({**audit.summary, "seconds": audit.seconds})
         run.log_table(items, "items.json")
         run.log_table(audit.shares, "kind_shares.json")
@@ -151,7 +158,8 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         run.log_table(table, "audit_table.json")
         run.log_table(agree, "agreement.json")
         for row in agree.to_dict("records"):
-            run.log_metrics({f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}": row[k] for k in ("raw", "kappa", "alpha")})
+            run.log_metrics({metric_key(f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}"): row[k]
+                             for k in ("raw", "kappa", "alpha")})
         if out:
             for name, frame in (("audit_table.tsv", table), ("agreement.tsv", agree)):
                 frame.to_csv(out / name, sep="\t", index=False)

@@ -116,16 +116,20 @@ def test_train_and_dev_must_not_share_items():
         check_disjoint(train, load_training_data("suite:70-90", "--dev"))
 
 
-def test_optimize_refuses_overlapping_train_and_dev_before_any_lm_call(monkeypatch, capsys):
+@pytest.mark.parametrize("train, dev, message", [
+    ("suite:0-80", "suite:40-120", "--train suite:0-80 and --dev suite:40-120 share 40 of 80 dev items"),
+    ("suite:0-80", "suite:0-80", "--train suite:0-80 and --dev suite:0-80 are the same data"),
+    ("suite:0-999999", "suite:80-", "--train suite:0-999999: range ends at 999999 but the data has 160 items"),
+])
+def test_optimize_refuses_bad_slices_before_any_lm_call(monkeypatch, capsys, train, dev, message):
     import sys
 
     from tribunal.cli import main
 
     monkeypatch.setattr(sys, "argv", ["tribunal", "optimize", "--program", "equiv-llm", "--optimizer", "labeled",
-                                      "--train", "suite:0-80", "--dev", "suite:40-120", "--lm", "openai/none",
-                                      "--no-track"])
+                                      "--train", train, "--dev", dev, "--lm", "openai/none", "--no-track"])
     with pytest.raises(SystemExit) as exit_:
         main()
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1
-    assert err.startswith("tribunal: error: --train suite:0-80 and --dev suite:40-120 share 40 of 80 dev items")
+    assert err.startswith(f"tribunal: error: {message}")
