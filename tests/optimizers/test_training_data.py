@@ -133,3 +133,26 @@ def test_optimize_refuses_bad_slices_before_any_lm_call(monkeypatch, capsys, tra
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count("\n") == 1
     assert err.startswith(f"tribunal: error: {message}")
+
+
+def test_optimize_tunes_on_a_pairs_file(tmp_path, monkeypatch):
+    import json
+
+    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings
+    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
+
+    def hypothesis(h):
+        return {"id": h.id, "statement": h.statement, "explanation": h.explanation,
+                "steps": [s.model_dump() for s in h.steps], "relations": list(h.relations)}
+
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("".join(json.dumps({"id": p.id, "kind": p.kind, "label": "same" if p.expected_same else "different",
+                                        "a": hypothesis(p.original), "b": hypothesis(p.perturbed)}) + "\n"
+                            for p in load_suite().pairs[:16]))
+    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    result = run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train=f"pairs:{path}:0-8",
+                                          dev=f"pairs:{path}:8-16", lm="toy/task", budget=2, threads=1,
+                                          out=tmp_path / "tuned.json"), TrackingSettings(enabled=False))
+    assert result.untuned.score == 0.5 and result.tuned.score == 1.0
+    assert f"train:pairs/{path}/0-8@" in result.signature and f"dev:pairs/{path}/8-16@" in result.signature
