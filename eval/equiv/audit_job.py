@@ -157,6 +157,8 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         table = result.table()
         run.log_table(table, "audit_table.json")
         run.log_table(agree, "agreement.json")
+        for row in cascade_savings(audits):
+            run.log_metrics({metric_key(f"cascade/{row['rule']}/{k}"): v for k, v in row.items() if k != "rule"})
         for row in agree.to_dict("records"):
             run.log_metrics({metric_key(f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}"): row[k]
                              for k in ("raw", "kappa", "alpha")})
