@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tests.equiv.chains import ORIGINAL, VARIANTS, chain
-from tests.support.equiv_fakes import equiv_loopback_server, scripted_equiv_respond
+from tests.support.equiv_fakes import dspy_cache_off, equiv_loopback_server, scripted_equiv_respond
 from tests.support.scripted_lm import scripted_lm
 from tribunal.eval.equiv.rules.base import SimilarityRule
 from tribunal.eval.equiv.rules.cascade import CascadeRule
@@ -100,13 +100,9 @@ def test_audit_of_llm_and_cascade_over_http_reports_the_calls_saved(tmp_path, mo
     lines = (default_suite_path().parent / "heldout_pairs.jsonl").read_text().splitlines()[:10]
     pairs = tmp_path / "ten.jsonl"
     pairs.write_text("\n".join(lines) + "\n")
-    import dspy
-
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
-    # the CLI's LM caches; calls are counted here, so the shared cache is neither read nor written
-    monkeypatch.setattr(dspy.cache, "get", lambda *args, **kwargs: None)
-    monkeypatch.setattr(dspy.cache, "put", lambda *args, **kwargs: None)
-    with equiv_loopback_server(lambda a, b: True) as (api_base, state):
+    # the CLI's LM caches; calls are counted here, so no cache is read or written
+    with dspy_cache_off(), equiv_loopback_server(lambda a, b: True) as (api_base, state):
         monkeypatch.setattr(sys, "argv", [
             "tribunal", "equiv", "audit", "--pairs", str(pairs), "--rules", "llm,cascade", "--chain-steps", "tfidf",
             "--lm", "openai/loopback-judge", "--api-base", api_base, "--repeats", "1", "--threads", "2",
