@@ -18,8 +18,8 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from tribunal.eval.equiv.abbreviations import expand_against
-from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
 from tribunal.eval.equiv.chain_alignment import ChainAlignment, align_chains, reordered
+from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
 from tribunal.eval.equiv.hypothesis import Hypothesis
 from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, Vote
 from tribunal.eval.equiv.rules.encoders import DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder, tfidf_vectors
