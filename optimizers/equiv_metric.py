@@ -2,7 +2,7 @@
 
 The label of a perturbed pair follows from its kind: ``wording-only`` and ``wording-chain``
 keep the mechanism ("same"); ``first-step-swapped`` and ``middle-step-swapped`` change it
-("different"). An example may carry ``verdict`` directly instead (ready-made labels).
+("different"). An example carrying ``verdict`` (a labelled pair file's ``label``) is judged by it.
 """
 
 from __future__ import annotations
@@ -26,13 +26,14 @@ WHY = {
 
 
 def expected_verdict(gold: Any) -> str:
-    """'same' or 'different' for a gold example (from its ``kind``, else its ``verdict``)."""
-    kind = gold.get("kind") if hasattr(gold, "get") else getattr(gold, "kind", None)
-    if kind in EXPECTED_VERDICT:
-        return EXPECTED_VERDICT[kind]
+    """'same' or 'different' for a gold example: its ``verdict`` (a labelled pair's own label wins),
+    else the label its perturbation ``kind`` implies."""
     verdict = gold.get("verdict") if hasattr(gold, "get") else getattr(gold, "verdict", None)
     if verdict in ("same", "different"):
         return verdict
+    kind = gold.get("kind") if hasattr(gold, "get") else getattr(gold, "kind", None)
+    if kind in EXPECTED_VERDICT:
+        return EXPECTED_VERDICT[kind]
     raise ValueError(f"gold example has neither a known perturbation kind nor a verdict (kind={kind!r})")
 
 
@@ -61,7 +62,7 @@ class EquivalenceMetric(JudgeMetric):
             judgment = getattr(pred, "judgment", None)
             return unscored(getattr(judgment, "reason", None) or "no parseable verdict")
         kind = gold.get("kind") if hasattr(gold, "get") else None
-        why = f" ({WHY[kind]})" if kind in WHY else ""
+        why = f" ({WHY[kind]})" if kind in WHY and EXPECTED_VERDICT[kind] == expected else ""
         if verdict == expected:
             return Outcome(1.0, f"Correct: the verdict '{verdict}' matches the label{why}.",
                            components={"accuracy": 1.0})

@@ -83,7 +83,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     from tribunal.optimizers.lm_calls import LMCallCounter
     from tribunal.optimizers.lm_roles import build_role_lms
     from tribunal.optimizers.program_source import resolve_program
-    from tribunal.optimizers.training_data import load_training_data
+    from tribunal.optimizers.training_data import check_disjoint, load_training_data
     from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates
 
     spec = optimizer_spec(request.optimizer)
@@ -93,6 +93,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     dev = load_training_data(request.dev, "--dev")
     if train.kind != dev.kind:
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
+    check_disjoint(train, dev)
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,

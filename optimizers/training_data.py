@@ -7,6 +7,11 @@ SPECs (``A-B`` is the half-open item range ``[A, B)``; ``A-`` runs to the end; n
   reads any TSV of the same format. One item = one rater's annotation of one system output.
 - ``suite[:FILE.jsonl][:A-B]`` -- pairs of the perturbation suite (the shipped one by default),
   labelled "same" (wording-only, wording-chain) or "different" (first-/middle-step-swapped).
+- ``pairs:FILE.jsonl[:A-B]`` -- a labelled pair file (``tribunal.eval.equiv.pairs``: each line
+  ``{"id", "kind", "label": "same"|"different", "a", "b"}``); the label is the gold verdict.
+
+A range past the end of the data is an error, never silently clamped; ``--train`` and ``--dev``
+must not share items (:func:`check_disjoint`).
 """
 
 from __future__ import annotations
@@ -112,9 +117,27 @@ def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
     return examples, "mt"
 
 
-def _suite(args: list[str]) -> tuple[list[Any], str]:
+def _equiv_examples(suite: Any) -> list[Any]:
     import dspy
 
+    return [dspy.Example(
+        hypothesis_a=pair.original.render(), hypothesis_b=pair.perturbed.render(),
+        kind=pair.kind, verdict="same" if pair.expected_same else "different", pair_id=pair.id,
+    ).with_inputs(*EQUIV_INPUTS) for pair in suite.pairs]
+
+
+def _pairs(args: list[str]) -> tuple[list[Any], str]:
+    from tribunal.eval.equiv.pairs import load_pairs
+
+    if len(args) != 1:
+        raise UserError("pairs SPEC: expected pairs:FILE.jsonl[:A-B]")
+    path = Path(args[0]).expanduser()
+    if not path.is_file():
+        raise UserError(f"{path}: no such pairs file")
+    return _equiv_examples(load_pairs(path)), "equiv"  # a DataFormatError names the file and line
+
+
+def _suite(args: list[str]) -> tuple[list[Any], str]:
     from tribunal.eval.equiv.suite import load_suite
 
     if len(args) > 1:
@@ -123,14 +146,11 @@ def _suite(args: list[str]) -> tuple[list[Any], str]:
         suite = load_suite(Path(args[0]).expanduser() if args else None)
     except (OSError, ValueError) as err:
         raise UserError(f"suite SPEC: {err}") from None
-    examples = [dspy.Example(
-        hypothesis_a=pair.original.render(), hypothesis_b=pair.perturbed.render(),
-        kind=pair.kind, verdict="same" if pair.expected_same else "different", pair_id=pair.id,
-    ).with_inputs(*EQUIV_INPUTS) for pair in suite.pairs]
-    return examples, "equiv"
+    return _equiv_examples(suite), "equiv"
 
 
-SOURCES: dict[str, Callable[[list[str]], tuple[list[Any], str]]] = {"mqm-ted": _mqm_ted, "suite": _suite}
+SOURCES: dict[str, Callable[[list[str]], tuple[list[Any], str]]] = {
+    "mqm-ted": _mqm_ted, "suite": _suite, "pairs": _pairs}
 
 
 def load_training_data(spec: str, option: str = "--train") -> TrainingData:
@@ -141,8 +161,30 @@ def load_training_data(spec: str, option: str = "--train") -> TrainingData:
         raise UserError(f"{option} {spec}: unknown data source {source!r} (have {', '.join(SOURCES)})")
     args, items = _split_range(rest)
     examples, kind = SOURCES[source](args)
+    start = items.start or 0
+    if start >= len(examples):
+        raise UserError(f"{option} {spec}: no items in that range (the data has {len(examples)} items)")
+    if items.stop is not None and items.stop > len(examples):
+        raise UserError(f"{option} {spec}: range ends at {items.stop} but the data has {len(examples)} items "
+                        f"(use {start}-{len(examples)} or {start}-)")
     examples = examples[items]
-    if not examples:
-        raise UserError(f"{option} {spec}: no items in that range")
     canonical = json.dumps([dict(e.items()) for e in examples], sort_keys=True, ensure_ascii=False, default=str)
     return TrainingData(spec=spec, kind=kind, examples=examples, hash=text_hash(canonical))
+
+
+def item_key(example: Any) -> str:
+    """What makes two examples the same item: all their fields (two raters' annotations of one
+    segment are two items; the same pair loaded twice is one)."""
+    return json.dumps(dict(example.items()), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def check_disjoint(train: TrainingData, dev: TrainingData) -> None:
+    """Refuse dev data that repeats training items: the dev score would reward memorised demos."""
+    if train.hash == dev.hash:
+        raise UserError(f"--train {train.spec} and --dev {dev.spec} are the same data; "
+                        "hold out dev items (e.g. --train suite:0-80 --dev suite:80-)")
+    seen = {item_key(e) for e in train.examples}
+    shared = sum(item_key(e) in seen for e in dev.examples)
+    if shared:
+        raise UserError(f"--train {train.spec} and --dev {dev.spec} share {shared} of {len(dev.examples)} dev items; "
+                        "use disjoint ranges")

@@ -1,9 +1,11 @@
-"""Audit statistics of one rule on the perturbation suite (pure: judgments in, numbers out).
+"""Audit statistics of one rule on labelled pairs (pure: judgments in, numbers out).
 
-- share judged different per perturbation kind (over scored pairs; unscored are counted apart);
+The pairs are the perturbation suite's or a user's pair file (any kinds, labels given).
+
+- share judged different per kind (over scored pairs; unscored are counted apart);
 - order-flip rate: share of pairs whose first as-given and first reversed votes disagree;
 - repeat consistency: share of pairs given the same verdict in every repeat (NaN with one repeat);
-- agreement with the expected label (wording kinds: same; swaps: different).
+- agreement with the expected label (suite: wording kinds same, swaps different; files: their label).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from typing import Sequence
 
 import pandas as pd
 
-from tribunal.eval.equiv.checks import PERTURBATION_KINDS
 from tribunal.eval.equiv.rules.base import Judgment
 from tribunal.eval.equiv.suite import SuitePair
+from tribunal.eval.equiv.sweep import ordered_kinds
 
 
 def _share(values: list[bool]) -> float:
@@ -23,9 +25,9 @@ def _share(values: list[bool]) -> float:
 
 
 def kind_shares(pairs: Sequence[SuitePair], judgments: Sequence[Judgment]) -> pd.DataFrame:
-    """One row per perturbation kind: pairs, scored, judged different, share different."""
+    """One row per kind present: pairs, scored, judged different, share different."""
     rows = []
-    for kind in PERTURBATION_KINDS:
+    for kind in ordered_kinds([p.kind for p in pairs]):
         verdicts = [j.same for p, j in zip(pairs, judgments) if p.kind == kind]
         scored = [v for v in verdicts if v is not None]
         rows.append({"kind": kind, "pairs": len(verdicts), "scored": len(scored),
@@ -63,6 +65,11 @@ def rule_summary(pairs: Sequence[SuitePair], repeats: Sequence[Sequence[Judgment
     }
 
 
+def _summary(judgment: Judgment) -> str:
+    """The first vote's one-line summary, when the rule gives one (the chain rule: the deciding step)."""
+    return str(judgment.votes[0].detail.get("summary", "")) if judgment.votes else ""
+
+
 def items_table(label: str, pairs: Sequence[SuitePair], repeats: Sequence[Sequence[Judgment]]) -> pd.DataFrame:
     """Per-pair results of one rule, every repeat kept."""
     rows = []
@@ -71,5 +78,5 @@ def items_table(label: str, pairs: Sequence[SuitePair], repeats: Sequence[Sequen
             rows.append({"rule": label, "repeat": r, "pair": pair.id, "kind": pair.kind,
                          "expected_same": pair.expected_same, "same": j.same, "score": j.score,
                          "order_flip": j.order_flip, "calls": j.calls, "calls_saved": j.calls_saved,
-                         "reason": j.reason or ""})
+                         "route": j.route or "", "detail": _summary(j), "reason": j.reason or ""})
     return pd.DataFrame(rows)

@@ -1,4 +1,6 @@
-"""``tribunal equiv audit`` as a function: judge the suite with each rule, compute, track, write.
+"""``tribunal equiv audit`` as a function: judge labelled pairs with each rule, compute, track, write.
+
+The pairs are the perturbation suite's or a user's pair file (both loaded as a :class:`Suite`).
 
 MLflow layout: one parent run ``equiv-audit`` (agreement between rules, the combined
 table) and one nested run per rule x rubric (per-kind shares, order flips, repeat
@@ -8,6 +10,7 @@ consistency, per-pair table, threshold sweep table and plot).
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,9 +22,14 @@ from tribunal.eval.equiv.agreement import agreement
 from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
 from tribunal.eval.equiv.suite import Suite
-from tribunal.eval.equiv.sweep import sweep_figure, threshold_sweep
+from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature
+
+
+def metric_key(name: str) -> str:
+    """An MLflow metric name: user kinds and tuned-program labels may hold characters it refuses."""
+    return re.sub(r"[^\w\-. /:]", "_", name)
 
 
 @dataclass
@@ -44,13 +52,18 @@ class AuditResult:
     run_id: str | None
     files: list[Path] = field(default_factory=list)
 
+    def suite_kinds(self) -> list[str]:
+        """The kinds of the audited pairs, in table order."""
+        return ordered_kinds([p.kind for p in self.suite.pairs])
+
     def table(self) -> pd.DataFrame:
         """Rows: rule; columns: share judged different per kind, then the scalar metrics."""
         rows = []
         for audit in self.rules:
             row = {"rule": audit.label}
             row.update(dict(zip(audit.shares["kind"], audit.shares["share_different"])))
-            row.update({k: audit.summary[k] for k in ("order_flip_rate", "repeat_consistency", "unscored")})
+            row.update({k: audit.summary[k] for k in ("expected_agreement", "order_flip_rate", "repeat_consistency",
+                                                       "unscored", "calls")})
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -64,8 +77,30 @@ def audit_rule(suite: Suite, rule: EquivalenceRule, repeats: int) -> RuleAudit:
     audit = RuleAudit(rule.label, rule.params(), judged, kind_shares(suite.pairs, judged[0]),
                       {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds)
     if isinstance(rule, SimilarityRule):
-        audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]])
+        audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]],
+                                      expected_same=[p.expected_same for p in suite.pairs])
     return audit
+
+
+def cascade_savings(audits: Sequence[RuleAudit]) -> list[dict]:
+    """For each cascade: pairs routed each way, its LM calls, and the calls of its judge alone
+    (when the same judge was audited by itself in this run) -- the calls the cascade saved."""
+    rows = []
+    for audit in audits:
+        if "routed_judge" not in audit.summary:
+            continue
+        judge_label = audit.label.removeprefix("cascade-")
+        alone = next((a for a in audits if a.label == judge_label), None)
+        row = {"rule": audit.label, "screened_same": audit.summary["routed_screen_same"],
+               "screened_different": audit.summary["routed_screen_different"],
+               "to_judge": audit.summary["routed_judge"], "calls": audit.summary["calls"],
+               "calls_judge_alone": alone.summary["calls"] if alone else float("nan")}
+        row["calls_saved"] = row["calls_judge_alone"] - row["calls"]
+        if alone:
+            stats = agreement([j.same for j in audit.repeats[0]], [j.same for j in alone.repeats[0]])
+            row["agreement_with_judge_alone"] = stats.raw
+        rows.append(row)
+    return rows
 
 
 def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
@@ -81,12 +116,13 @@ def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
 def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: list[Path]) -> None:
     items = items_table(audit.label, suite.pairs, audit.repeats)
     with parent.child(audit.label, {"rule": audit.label, **audit.params}) as run:
-        run.log_metrics({f"different/{k}": v for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
+        run.log_metrics({metric_key(f"different/{k}"): v
+                         for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
         run.log_metrics({**audit.summary, "seconds": audit.seconds})
         run.log_table(items, "items.json")
         run.log_table(audit.shares, "kind_shares.json")
         if audit.sweep is not None:
-            figure = sweep_figure(audit.sweep, audit.label, audit.params["threshold"])
+            figure = sweep_figure(audit.sweep, audit.label, float(audit.params["threshold"]))
             run.log_table(audit.sweep, "threshold_sweep.json")
             run.log_figure(figure, "threshold_sweep.png")
             if out:
@@ -101,7 +137,8 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
 def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, tracking: TrackingSettings,
               out: Path | None = None, progress=None) -> AuditResult:
     """Audit each rule on the suite; log one parent run with a nested run per rule."""
-    sig = signature({"task": "equiv-audit", "rules": [r.label for r in rules], "repeats": repeats,
+    # each rule's setting pins its thresholds (an auto threshold is pinned by its rule, not its value)
+    sig = signature({"task": "equiv-audit", "rules": [r.setting() for r in rules], "repeats": repeats,
                      "data": f"{suite.name}@{suite.hash}"})
     params = {"suite": suite.name, "suite_hash": suite.hash, "pairs": len(suite.pairs),
               "rules": ",".join(r.label for r in rules), "repeats": repeats}
@@ -120,8 +157,11 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         table = result.table()
         run.log_table(table, "audit_table.json")
         run.log_table(agree, "agreement.json")
+        for row in cascade_savings(audits):
+            run.log_metrics({metric_key(f"cascade/{row['rule']}/{k}"): v for k, v in row.items() if k != "rule"})
         for row in agree.to_dict("records"):
-            run.log_metrics({f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}": row[k] for k in ("raw", "kappa", "alpha")})
+            run.log_metrics({metric_key(f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}"): row[k]
+                             for k in ("raw", "kappa", "alpha")})
         if out:
             for name, frame in (("audit_table.tsv", table), ("agreement.tsv", agree)):
                 frame.to_csv(out / name, sep="\t", index=False)

@@ -15,7 +15,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tribunal.eval.equiv.checks import EXPECTED_SAME, PERTURBATION_KINDS, check_perturbation
 from tribunal.eval.equiv.hypothesis import Hypothesis, Step
@@ -52,7 +54,11 @@ class Seed(BaseModel):
 
 
 class SuitePair(BaseModel):
-    """An original hypothesis and one perturbation of it."""
+    """An original hypothesis and one perturbation of it (or any labelled pair: ``a``, ``b``).
+
+    ``label`` is the expected verdict; for the four perturbation kinds it follows from the kind
+    when not given, any other kind (a user's own pairs) must carry it.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -60,10 +66,17 @@ class SuitePair(BaseModel):
     kind: str
     original: Hypothesis
     perturbed: Hypothesis
+    label: Literal["same", "different"] | None = None
+
+    @model_validator(mode="after")
+    def _known_label(self) -> "SuitePair":
+        if self.label is None and self.kind not in EXPECTED_SAME:
+            raise ValueError(f"pair {self.id}: kind {self.kind!r} needs a label ('same' or 'different')")
+        return self
 
     @property
     def expected_same(self) -> bool:
-        return EXPECTED_SAME[self.kind]
+        return self.label == "same" if self.label is not None else EXPECTED_SAME[self.kind]
 
 
 class Suite(BaseModel):
@@ -158,11 +171,18 @@ def load_suite(path: Path | None = None) -> Suite:
     path = Path(path) if path else default_suite_path()
     pairs: list[SuitePair] = []
     uses_seeds = False
+    first_line: dict[str, int] = {}  # id -> the line that first used it
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
             record = json.loads(line)
+            if not isinstance(record, dict):
+                raise ValueError("expected a JSON object")
+            if record.get("id") in first_line:
+                raise ValueError(f"duplicate id {record['id']!r} (first on line {first_line[record['id']]})")
+            if isinstance(record.get("id"), str):
+                first_line[record["id"]] = number
             if "kind" in record:
                 pair = SuitePair.model_validate(record)
                 problems = check_perturbation(pair.kind, pair.original, pair.perturbed)

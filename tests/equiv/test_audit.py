@@ -66,3 +66,20 @@ def test_audit_is_logged_as_parent_with_one_nested_run_per_rule(tmp_path):
                                   f"tags.mlflow.parentRunId = '{result.run_id}'")
     assert len(children) == 2
     assert "different/first-step-swapped" in children[0].data.metrics
+
+
+def test_user_kinds_become_valid_mlflow_metric_names(tmp_path):
+    from mlflow.tracking import MlflowClient
+
+    from tribunal.eval.equiv.rules.chain import ChainRule
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    pairs = tuple(p.model_copy(update={"kind": "mine (v2)!", "label": "same" if p.expected_same else "different"})
+                  for p in load_suite().pairs[:4])
+    result = run_audit(Suite(name="mine", hash="h", pairs=pairs), [ChainRule(vectors="tfidf"), TfidfRule()], 1,
+                       TrackingSettings(uri=uri, experiment="t"))
+    client = MlflowClient(uri)
+    children = client.search_runs([client.get_experiment_by_name("t").experiment_id],
+                                  f"tags.mlflow.parentRunId = '{result.run_id}'")
+    assert all("different/mine _v2__" in child.data.metrics for child in children)
+    assert result.table().columns[1] == "mine (v2)!"

@@ -70,3 +70,22 @@ def test_malformed_suite_line_names_file_and_line(tmp_path):
     bad.write_text(json.dumps(line) + "\n")
     with pytest.raises(ValueError, match=r"bad.jsonl:1: .*middle-step-swapped"):
         load_suite(bad)
+
+
+def test_a_duplicated_seed_id_is_refused_with_file_and_line(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from tribunal.cli import main
+
+    lines = default_suite_path().read_text().splitlines()
+    path = tmp_path / "dup.jsonl"
+    path.write_text("\n".join([lines[0], lines[1], lines[0]]) + "\n")
+    first_id = json.loads(lines[0])["id"]
+    with pytest.raises(ValueError, match=rf"dup.jsonl:3: duplicate id '{first_id}' \(first on line 1\)"):
+        load_suite(path)
+    monkeypatch.setattr(sys, "argv", ["tribunal", "equiv", "audit", "--suite", str(path), "--rules", "tfidf",
+                                      "--no-track"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith(f"tribunal: error: {path}:3: duplicate id") and err.count("\n") == 1

