@@ -11,9 +11,17 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def pytest_configure(config):
-    """Make ``TRIBUNAL_DATA`` absolute: tests run commands from other working directories."""
+    """Make ``TRIBUNAL_DATA`` absolute: tests run commands from other working directories.
+
+    DSPy's response cache goes to a folder of this session's own: the machine's shared
+    ``~/.dspy_cache`` would answer a test from another run's (or another test's) requests.
+    """
+    import tempfile
+
     if os.environ.get("TRIBUNAL_DATA"):
         os.environ["TRIBUNAL_DATA"] = str(Path(os.environ["TRIBUNAL_DATA"]).resolve())
+    os.environ["DSPY_CACHEDIR"] = tempfile.mkdtemp(prefix="tribunal-tests-dspy-cache-")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 def shared_data() -> Path:

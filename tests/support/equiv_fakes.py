@@ -84,10 +84,10 @@ def equiv_loopback_server(decide: Decide, **kwargs: Any) -> Iterator[tuple[str, 
 
     Every equivalence hit is recorded in ``state.hits`` as ``("equiv", fault, inputs)``.
     """
-    def routed(system: str, user: str, responder: Any) -> tuple[str, str, dict[str, Any]]:
+    def routed(system: str, user: str, responder: Any, render: Any = None) -> tuple[str, str, dict[str, Any]]:
         if is_equivalence_request(user):
             return "equiv", chat_answer(equiv_outputs(system, user, decide)), parse_fields(user)
-        return mqm_answer(system, user, responder)
+        return mqm_answer(system, user, responder, render)
 
     with mock.patch.object(loopback, "answer", routed):
         with loopback.loopback_server(lambda name, inputs: {}, **kwargs) as (api_base, state):

@@ -30,7 +30,7 @@ class LLMJudgeRule(EquivalenceRule):
         self.lm, self.rubric, self.threads = lm, self.program.rubric, max(1, threads)
         self.lm_name = lm_name or getattr(lm, "model", str(lm))
         self.program_label = program_label
-        self._memo: dict[tuple[str, str, int], Judgment] = {}
+        self._memo: dict[tuple, Judgment] = {}
         self._lock = threading.Lock()
         self.memo_hits = 0
 
@@ -46,7 +46,10 @@ class LLMJudgeRule(EquivalenceRule):
             return self.program(hypothesis_a=pair[0].render(), hypothesis_b=pair[1].render(), repeat=repeat).judgment
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
-        keys = [(a.render(), b.render(), repeat) for a, b in pairs]
+        # The judge's framing (an instance's question and finding) is part of the key: a framed copy of
+        # this rule shares the memo, and the same pair under another framing is another judgment.
+        frame = tuple(sorted(getattr(self.program, "context", {}).items()))
+        keys = [(frame, a.render(), b.render(), repeat) for a, b in pairs]
         with self._lock:
             todo = {key: pair for key, pair in zip(keys, pairs) if key not in self._memo}
             self.memo_hits += len(keys) - len(todo)
