@@ -36,7 +36,7 @@ class EvaluateConfig(BaseModel):
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
-    out: Path = Path("tribunal-out/mt")
+    out: Path | None = Field(None, description="output folder (default: tribunal-out/mt/<configuration>, see output_dir)")
     demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
     name: str | None = None
@@ -44,14 +44,34 @@ class EvaluateConfig(BaseModel):
 
     @property
     def metric_name(self) -> str:
-        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-deliberation-no-stage2``."""
+        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-deliberation-no-stage2``, ``GEMBA-MQM-tuned-1a2b3c4d``."""
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
+        tuned = [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
         if self.program != "mmad":
-            return base
+            return "-".join([base, *tuned])
         parts = [base] + ([self.mmad.strategy] if self.mmad.strategy != "consensus" else [])
-        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
+        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate] + tuned)
+
+    @property
+    def output_dir(self) -> Path:
+        """``out``, else a folder of this configuration's own under ``tribunal-out/mt`` (never shared)."""
+        if self.out is not None:
+            return self.out
+        from tribunal.eval.tracking.run_names import config_folder, short_lm
+
+        return config_folder("tribunal-out/mt", f"{self.metric_name}_{self.lp}_{short_lm(self.lm.model)}",
+                             self.config_signature())
+
+    def demo_count(self) -> int:
+        """Demos the program holds: a tuned export's own, GEMBA-MQM's 3, or ``demos`` per M-MAD agent."""
+        if self.program_file is not None:
+            import json
+
+            state = json.loads(Path(self.program_file).read_text(encoding="utf-8")).get("state", {})
+            return sum(len(p.get("demos") or []) for p in state.values() if isinstance(p, dict))
+        return 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0)
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
@@ -65,7 +85,7 @@ class EvaluateConfig(BaseModel):
                        "consensus": m.consensus_check, "judge": m.judge_policy}
         fields |= {"lm": self.lm.model, "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
                    "roles": ",".join(f"{r}={m}" for r, m in sorted(self.role_lms.items())) or "none",
-                   "demos": 3 if self.program == "gemba-mqm" else (self.demos if self.program == "mmad" else 0),
+                   "demos": self.demo_count(),
                    "lp": self.lp}
         return signature(fields)
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
+from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
 from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
 
@@ -47,8 +48,9 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
     :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
     """
     meter = UsageMeter()
+    log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
-    with metering(meter):
+    with metering(meter), recording(log):
         try:
             prediction = program(source=item.source, translation=item.translation, **languages)
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
@@ -57,11 +59,12 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
                 raise
             detail = redact_text(" ".join(str(exc).split()))[:300]
             return ItemResult(key=item.key, status="unscored", reason=f"{label}: {detail}",
-                              usage=meter.summary(), seconds=time.perf_counter() - started)
+                              usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
     return ItemResult(
         key=item.key, status="scored", score=float(prediction.score),
         errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
         debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,
+        trace=log.trace(),
     )
 
 
