@@ -31,6 +31,7 @@ class RunRecord(BaseModel):
     hypotheses: list[Hypothesis | None]
     demands: list[DemandRecord] = []
     errors: list[str] = []
+    traces: list[dict] = []  # per slot: start, end and predictor calls (tribunal.eval.tracking.call_log)
 
     @property
     def ok(self) -> bool:

@@ -39,23 +39,29 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, rollout_bas
     """One workflow run over every opening hypothesis; a failing slot is recorded, not raised."""
     import dspy
 
+    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
-    program = HypothesisWorkflow(depth)
+    program = attach_call_log(HypothesisWorkflow(depth), [lm])  # each slot's calls are recorded for its trace
     record = RunRecord(run_id=run_id, depth=depth, rerun=rerun, hypotheses=[])
     with dspy.context(lm=lm):
         for slot, opening in enumerate(instance.opening_hypotheses):
+            log = CallLog()
             try:
-                out = program(research_question=instance.research_question, observed_finding=instance.observed_finding,
-                              opening_hypothesis=opening, hypothesis_id=f"{run_id}/h{slot}", slot=slot,
-                              rollout=rollout_base + rerun if (rollout_base + rerun) else None)
+                with recording(log):
+                    out = program(research_question=instance.research_question,
+                                  observed_finding=instance.observed_finding, opening_hypothesis=opening,
+                                  hypothesis_id=f"{run_id}/h{slot}", slot=slot,
+                                  rollout=rollout_base + rerun if (rollout_base + rerun) else None)
             except Exception as err:  # unparseable or failed LM answer: this slot is unscored
                 record.hypotheses.append(None)
                 record.errors.append(f"slot {slot}: {type(err).__name__}: {str(err)[:300]}")
+                record.traces.append({**log.trace(), "slot": slot, "error": record.errors[-1]})
                 continue
             record.hypotheses.append(out.hypothesis)
             record.demands.extend(out.demands)
+            record.traces.append({**log.trace(), "slot": slot})
     return record
 
 
@@ -109,7 +115,11 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
     records = sorted(done + new, key=lambda r: (r.depth, r.rerun))
     params = {"instance": instance.id, "depths": ",".join(map(str, depths)), "reruns": reruns,
               **{f"lm.{k}": v for k, v in lm_public.items()}}
-    with tracked_run(tracking, "hyp-run", params, {"tribunal.command": "hyp run"}, sig) as run:
+    from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
+
+    with tracked_run(tracking, workflow_run_name(instance, depths, reruns, lm_public), params,
+                     {"tribunal.command": "hyp run"}, sig) as run:
+        log_workflow_traces(run, instance, records)
         run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done)})
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})

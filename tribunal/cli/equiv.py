@@ -160,14 +160,19 @@ def generate(
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
     out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", help="JSONL of kept pairs (usable as --suite)."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+    experiment: str = Experiment,
 ) -> None:
     """Have an LM write perturbations of the suite's originals; keep only those passing the checks."""
-    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
+    from tribunal.eval.tracking.generate_run import run_generation
 
     lm_obj = build_cli_lm(lm, api_base, temperature)
-    result = generate_pairs(load_suite_or_fail(suite), lm_obj, temperature=temperature, attempts=attempts)
-    write_pairs(result.kept, out)
+    settings = tracking_settings(tracking_uri, no_track, experiment)
+    result, run_id = run_generation(load_suite_or_fail(suite), lm_obj, lm, settings, out, temperature, attempts)
     console = make_console()
     console.print(f"kept {len(result.kept)} perturbations, rejected {len(result.rejected)}; written to {out}")
+    if run_id:
+        console.print(f"MLflow run {run_id}; see it with: {settings.ui_command()}")
     for item in result.rejected[:20]:
         console.print(f"[yellow]rejected[/yellow] {item['original']} {item['kind']}: {'; '.join(item['problems'])}")
