@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
+from tribunal.eval.tracking.run_names import slug  # noqa: F401  (re-exported for dataset names)
 from tribunal.eval.tracking.secrets import redact
 
 DIGEST_TAG = "tribunal.digest"
@@ -24,8 +25,14 @@ DIGEST_TAG = "tribunal.digest"
 
 def _source(location: str | Path) -> Any:
     from mlflow.data.dataset_source_registry import resolve_dataset_source
+    from mlflow.exceptions import MlflowException
 
-    return resolve_dataset_source(str(location))
+    try:
+        return resolve_dataset_source(str(location))
+    except MlflowException:  # not a path or URI MLflow knows: name the origin in a code source
+        from mlflow.data.code_dataset_source import CodeDatasetSource
+
+        return CodeDatasetSource({"origin": str(location)})
 
 
 def log_input(run: Any, name: str, digest: str, source: str | Path, table: pd.DataFrame,

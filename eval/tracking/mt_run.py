@@ -20,7 +20,7 @@ DATA_CONTEXT = "evaluation"
 
 
 def tuned_version(run: Any, config: Any) -> str | None:
-    """``tuned v3`` for a tuned export registered as version 3 of ``tribunal-<program>``; ``tuned`` otherwise."""
+    """``v3`` for a tuned export registered as version 3 of ``tribunal-<program>`` (its name says "tuned")."""
     if not config.program_sha256:
         return None
     from mlflow.exceptions import MlflowException
@@ -30,7 +30,7 @@ def tuned_version(run: Any, config: Any) -> str | None:
     except MlflowException:
         versions = []
     version = next((v.version for v in versions if (v.tags or {}).get("sha256") == config.program_sha256), None)
-    return f"tuned v{version}" if version else f"tuned {config.program_sha256[:8]}"
+    return f"v{version}" if version else None
 
 
 class MTRunTracker:

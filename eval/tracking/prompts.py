@@ -105,7 +105,7 @@ class PromptRegistry:
         seen: dict[str, Any] = {}
         for _, predictor in program.named_predictors():
             base = _base_signature(predictor.signature)
-            if base.__name__ not in seen:
+            if base.__name__ not in seen and base.__name__ != "StringSignature":  # an unnamed signature: no prompt
                 seen[base.__name__] = self.register(
                     f"tribunal.{base.__name__}", signature_template(base), f"{base.__name__} instruction",
                     {"tribunal.kind": "signature", "tribunal.module": base.__module__}, response_format(base))
