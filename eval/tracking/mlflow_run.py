@@ -165,8 +165,16 @@ def experiment_id(client: Any, name: str) -> str:
     found = client.get_experiment_by_name(name)
     if found:
         return found.experiment_id
+    from mlflow.exceptions import MlflowException
+
     root = artifact_root(client.tracking_uri)
-    return client.create_experiment(name, artifact_location=f"{root}/{name}" if root else None)
+    try:
+        return client.create_experiment(name, artifact_location=f"{root}/{name}" if root else None)
+    except MlflowException:  # another process created it a moment ago (a shared server)
+        found = client.get_experiment_by_name(name)
+        if found is None:
+            raise
+        return found.experiment_id
 
 
 @contextlib.contextmanager

@@ -82,11 +82,20 @@ class PromptRegistry:
             return None
         client = self.run.client
         sha = text_hash(json.dumps(template, sort_keys=True, ensure_ascii=False), 16)
+        from mlflow.exceptions import MlflowException
+
         version = self._existing(name, sha)
-        if version is None:
-            version = client.register_prompt(name=name, template=template, commit_message=message,
-                                              tags={SHA_TAG: sha, **{k: str(v) for k, v in (tags or {}).items()}},
-                                              response_format=fmt)
+        for attempt in (1, 2):
+            if version is not None:
+                break
+            try:
+                version = client.register_prompt(name=name, template=template, commit_message=message,
+                                                  tags={SHA_TAG: sha, **{k: str(v) for k, v in (tags or {}).items()}},
+                                                  response_format=fmt)
+            except MlflowException:  # another process registered the prompt at the same moment
+                version = self._existing(name, sha)
+                if attempt == 2 and version is None:
+                    raise
         client.link_prompt_version_to_run(self.run.run_id, version)
         self.linked.append(f"prompts:/{name}/{version.version}")
         return version

@@ -70,3 +70,34 @@ def test_a_tracked_mmad_run_has_a_trace_per_item_datasets_prompts_and_assessment
     assert run.data.metrics["tracking.traces"] == 20 and "judge_vs_human.kappa" in run.data.metrics
     prompts = client.search_prompts(filter_string="name LIKE 'tribunal.%'")
     assert {"tribunal.AccuracyAssessment", "tribunal.DebateTurn", "tribunal.FinalJudgment"} <= {p.name for p in prompts}
+
+
+def test_a_tuned_program_run_carries_its_name_demo_count_and_prompts(tmp_path, monkeypatch):
+    import dspy
+
+    from tests.eval.mt.test_tuned_program import MARK
+    from tribunal.optimizers.export import export_document, write_export
+    from tribunal.programs.mqm.gemba import GembaMQMJudge
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
+    program = GembaMQMJudge()
+    signature = program.annotate.signature
+    program.annotate.signature = signature.with_instructions(signature.instructions + "\n" + MARK)
+    program.annotate.demos = [dspy.Example(source=f"s{i}", translation=f"t{i}", source_lang="Chinese",
+                                           target_lang="English", errors=[]) for i in range(4)]
+    document = export_document(program, "gemba-mqm", {}, {"dev_score": 0.5})
+    export = write_export(document, tmp_path / "gemba.json")
+    settings = TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db", experiment="tuned")
+    config = loopback_config("http://127.0.0.1:9/v1", tmp_path / "out", limit=3, program="gemba-mqm",
+                             program_file=export, program_sha256=document["sha256"])
+    with loopback_server(synthetic_judge) as (api_base, _):
+        result = run_evaluation(config.model_copy(update={"lm": config.lm.model_copy(update={"api_base": api_base})}),
+                                settings)
+    name = f"GEMBA-MQM-tuned-{document['sha256'][:8]}"
+    assert result.paths["seg"].name == f"{name}-src.seg.score"
+    assert "|demos:4|" in result.signature
+    run = mlflow_client(settings).get_run(result.run_id)
+    assert run.info.run_name.startswith(name)
+    version = mlflow_client(settings).get_prompt_version("tribunal.gemba-mqm.annotate", 1)
+    assert version.template[0]["content"].endswith(MARK) and len(version.template) == 1 + 2 * 4 + 1
