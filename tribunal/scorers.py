@@ -44,10 +44,10 @@ class _Text:
         return self.text
 
 
-def _lm(model: str, api_base: str | None, api_key_env: str | None, temperature: float = 0.0) -> Any:
+def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool = True) -> Any:
     from tribunal.programs.lm import LMSettings, build_lm
 
-    return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, temperature=temperature))
+    return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
 class MQMJudge(Scorer):
@@ -59,6 +59,7 @@ class MQMJudge(Scorer):
     lm: str
     api_base: str | None = None
     api_key_env: str | None = None
+    cache: bool = True
     strategy: str = "consensus"
     rounds: int = 3
     ablate: tuple[str, ...] = ()
@@ -78,7 +79,7 @@ class MQMJudge(Scorer):
                 from tribunal.programs.mqm.registry import build_program
                 from tribunal.programs.mqm.roles import RoleLMs
 
-                lm = attach_relay(_lm(self.lm, self.api_base, self.api_key_env))
+                lm = attach_relay(_lm(self.lm, self.api_base, self.api_key_env, self.cache))
                 config = MMADConfig(strategy=self.strategy, rounds=self.rounds, ablate=tuple(self.ablate))
                 program = build_program(self.program, config, RoleLMs(lm))
                 if self.program_file:
@@ -124,6 +125,7 @@ class EquivalenceJudge(Scorer):
     lm: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None
+    cache: bool = True
     _built: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
@@ -137,7 +139,7 @@ class EquivalenceJudge(Scorer):
             if self._built is None:
                 from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule
 
-                lm = _lm(self.lm, self.api_base, self.api_key_env) if self.rule == "llm" and self.lm else None
+                lm = _lm(self.lm, self.api_base, self.api_key_env, self.cache) if self.rule == "llm" and self.lm else None
                 self._built = build_rule(self.rule, RuleOptions(rubric=self.rubric, lm=lm, lm_name=self.lm, threads=1))
             return self._built
 

@@ -29,7 +29,7 @@ def test_evaluate_with_a_tribunal_scorer_returns_assessments(tmp_path, monkeypat
     mlflow.set_tracking_uri(store_uri)
     mlflow.set_experiment(f"scorers-{uuid.uuid4().hex[:8]}")
     with loopback_server(synthetic_judge) as (api_base, state):
-        judge = MQMJudge(program="gemba-mqm", lm="openai/loopback-judge", api_base=api_base, api_key_env=KEY_ENV)
+        judge = MQMJudge(program="gemba-mqm", lm="openai/loopback-judge", api_base=api_base, api_key_env=KEY_ENV, cache=False)
         result = mlflow.genai.evaluate(data=five_rows(), scorers=[judge])
     assert len(state.hits) == 5
     assert len(result.result_df) == 5
