@@ -87,6 +87,9 @@ def engagement_shares(records: Sequence[RunRecord]) -> dict[int, dict[str, float
 def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any, lm_public: dict, out: Path,
                  tracking: TrackingSettings, threads: int = 4) -> RunJobResult:
     """Run (or resume) every depth x rerun, store each run, log one MLflow run."""
+    import time
+
+    started = time.time()
     (out / "runs").mkdir(parents=True, exist_ok=True)
     sig = signature({"task": "hyp-run", "instance": f"{instance.id}@{text_hash(instance.model_dump_json())}",
                      "depths": list(depths), "reruns": reruns, "lm": lm_public.get("model")})
@@ -118,7 +121,7 @@ def run_workflow(instance: Instance, depths: Sequence[int], reruns: int, lm: Any
     from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
 
     with tracked_run(tracking, workflow_run_name(instance, depths, reruns, lm_public), params,
-                     {"tribunal.command": "hyp run"}, sig) as run:
+                     {"tribunal.command": "hyp run"}, sig, started=started) as run:
         log_workflow_traces(run, instance, records)
         run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done)})
         for depth, shares in engagement_shares(records).items():

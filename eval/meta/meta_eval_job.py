@@ -62,6 +62,9 @@ def run_meta_eval(
     scores: tuple[Path, ...] = (),
 ) -> MetaEvalResult:
     """Compute the WMT23 table and log it as one MLflow run."""
+    import time
+
+    started = time.time()
     pairs = load_pairs(data, lps, scores)
     table, details = wmt23_table(pairs, metrics)
     names = list(details)
@@ -69,7 +72,11 @@ def run_meta_eval(
     sig = signature({"task": "wmt23-primary", "metrics": len(names), "data": data_tag})
     params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names),
               "scores": ",".join(map(str, scores))}
-    with tracked_run(tracking, "meta-eval", params, {"tribunal.command": "mt meta-eval"}, sig) as run:
+    from tribunal.eval.tracking.datasets import log_input, pairs_table
+
+    name = f"meta-eval | {len(names)} metrics | {data.name} {','.join(sorted(pairs))}"
+    with tracked_run(tracking, name, params, {"tribunal.command": "mt meta-eval"}, sig, started=started) as run:
+        log_input(run, data_tag.split("@")[0], data_tag.split("@")[1], data, pairs_table(pairs), "evaluation")
         for row in table.to_dict("records"):
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})
         run.log_text(table_to_tsv(table), "meta_eval.tsv")

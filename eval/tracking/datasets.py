@@ -92,6 +92,17 @@ def wmt23_slice_table(items: Any, pair: Any) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["system", "segment", "source", "translation", "human_mqm"])
 
 
+def pairs_table(pairs: Mapping[str, Any]) -> pd.DataFrame:
+    """One row per language pair of a meta-evaluation: segments, systems, rated cells."""
+    rows = []
+    for lp, pair in sorted(pairs.items()):
+        gold = pair.gold_seg
+        rated = sum(int((~pd.isna(pd.Series(values))).sum()) for values in gold.values())
+        rows.append({"lp": lp, "segments": float(pair.n_segments), "systems": float(len(pair.system_names)),
+                     "rated_cells": float(rated)})
+    return pd.DataFrame(rows, columns=["lp", "segments", "systems", "rated_cells"])
+
+
 def mt_records(items: Any, pair: Any, languages: Mapping[str, str]) -> list[dict[str, Any]]:
     """The rated cells of an MT slice as evaluation records: inputs, translation, human MQM expectation."""
     table = wmt23_slice_table(items, pair)

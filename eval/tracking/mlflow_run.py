@@ -127,11 +127,13 @@ class Run(NullRun):
 
 @contextlib.contextmanager
 def _open_run(client: Any, experiment_id: str, name: str, params: Mapping[str, Any] | None,
-              parent: str | None = None, tags: Mapping[str, Any] | None = None) -> Iterator[Run]:
+              parent: str | None = None, tags: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator[Run]:
     run_tags = dict(redact(dict(tags or {})))
     if parent:
         run_tags["mlflow.parentRunId"] = parent
-    created = client.create_run(experiment_id, run_name=name, tags=run_tags)
+    created = client.create_run(experiment_id, run_name=name, tags=run_tags,
+                                start_time=int(started * 1000) if started else None)
     run = Run(client, created.info.run_id, experiment_id)
     if params:
         run.log_params(params)
@@ -184,8 +186,13 @@ def tracked_run(
     params: Mapping[str, Any] | None = None,
     tags: Mapping[str, Any] | None = None,
     signature: str | None = None,
+    started: float | None = None,
 ) -> Iterator[NullRun]:
-    """Open a top-level run (or a no-op one when tracking is disabled)."""
+    """Open a top-level run (or a no-op one when tracking is disabled).
+
+    ``started`` (epoch seconds): when the work began, for jobs that can only name their run after
+    some of it (the run's duration then covers the whole job).
+    """
     if not settings.enabled:
         yield NullRun()
         return
@@ -193,5 +200,6 @@ def tracked_run(
     run_tags = dict(tags or {})
     if signature:
         run_tags["tribunal.signature"] = signature
-    with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags) as run:
+    with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags,
+                   started=started) as run:
         yield run

@@ -160,3 +160,18 @@ def _base_signature(signature: Any) -> Any:
     if signature.__name__ != "StringSignature":
         return signature
     return next((cls for cls in signature_classes() if _shape(cls) == _shape(signature)), signature)
+
+
+def register_all_signatures(settings: Any) -> list[str]:
+    """Every signature's instruction as a prompt version, in a run ``prompts`` that links them all."""
+    from tribunal.eval.tracking.mlflow_run import tracked_run
+
+    with tracked_run(settings, "prompts | every signature instruction", tags={"tribunal.command": "prompts"}) as run:
+        registry = PromptRegistry(run)
+        for signature in signature_classes():
+            registry.register(f"tribunal.{signature.__name__}", signature_template(signature),
+                              f"{signature.__name__} instruction",
+                              {"tribunal.kind": "signature", "tribunal.module": signature.__module__},
+                              response_format(signature))
+        run.log_metrics({"prompts": float(len(registry.linked))})
+    return registry.linked
