@@ -9,8 +9,8 @@ Trace of one pair under the LLM rule::
     ├── vote 2 (ba)
     └── vote 3 (ab)                 only when the first two disagree
 
-Similarity rules judge the whole suite in one vectorised pass, so each pair's trace spans that pass
-(attribute ``tribunal.batched``) and holds the cosine of both orders as its outputs.
+Similarity rules judge the whole suite in one vectorised pass, so each pair's trace starts with that
+pass and lasts its share of it (attribute ``tribunal.batched``); it holds the cosines as outputs.
 """
 
 from __future__ import annotations
@@ -100,7 +100,8 @@ def log_rule_judgments(run: Any, audit: Any, suite: Any, trace_sample: float | N
 
         PromptRegistry(run).signatures(audit.program)
     writer = TraceWriter(run, trace_sample)
-    window = getattr(audit, "window", None) or (0.0, 0.0)
+    start, end = getattr(audit, "window", None) or (0.0, 0.0)
+    window = (start, start + (end - start) / max(1, len(audit.repeats[0]) * len(audit.repeats)))  # one pair's share
     logs = getattr(audit, "call_logs", None) or {}
     verdicts = []
     for pair, judgment in zip(suite.pairs, audit.repeats[0]):

@@ -24,7 +24,7 @@ SHA_TAG = "tribunal.sha"
 
 
 def _placeholders(signature: Any) -> str:
-    return "\n".join(f"{name}: {{{{ {name} }}}}" for name in signature.input_fields)
+    return "\n\n".join(f"{name}: {{{{ {name} }}}}" for name in signature.input_fields)
 
 
 def response_format(signature: Any) -> dict[str, Any]:
