@@ -203,3 +203,7 @@ def tracked_run(
     with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags,
                    started=started) as run:
         yield run
+        if signature:  # the run page's description: key metrics first, then the signature
+            from tribunal.eval.tracking.run_names import describe_run
+
+            describe_run(client, run.run_id)

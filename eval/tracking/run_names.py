@@ -73,3 +73,16 @@ def description(title: str, signature: str | None, metrics: list[tuple[str, floa
         lines += ["Signature:", "", f"`{signature}`", ""]
     lines += [f"- {note}" for note in notes]
     return "\n".join(lines).strip() + "\n"
+
+
+def describe_run(client: Any, run_id: str, title: str | None = None) -> None:
+    """Give a finished run a description (unless it has one): key metrics first, then its signature."""
+    from tribunal.eval.tracking.runs_view import key_metric_names
+
+    run = client.get_run(run_id)
+    tags = run.data.tags
+    if DESCRIPTION_TAG in tags:
+        return
+    metrics = run.data.metrics
+    shown = key_metrics(metrics, key_metric_names(metrics, 8))
+    client.set_tag(run_id, DESCRIPTION_TAG, description(title or run.info.run_name, tags.get("tribunal.signature"), shown))

@@ -87,7 +87,8 @@ def audit(
     program: Optional[str] = typer.Option(
         None, "--program", help="The LLM judge: equiv-llm (default) or a tuned export (.json) from `tribunal export`."
     ),
-    out: Path = typer.Option(Path("tribunal-out/equiv-audit"), "--out", help="Where tables and plots go."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Where tables and plots go (default: tribunal-out/equiv-audit/<rules>-<hash>, one per configuration)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -107,6 +108,12 @@ def audit(
     loaded = load_suite_or_fail(suite)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
+    if out is None:
+        from tribunal.eval.tracking.run_names import config_folder
+
+        labels = "_".join(r.label for r in rule_objs)
+        out = config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
+                            repr([(r.label, r.params()) for r in rule_objs] + [loaded.hash, repeats]))
     result = run_audit(loaded, rule_objs, repeats, settings, out, progress=lambda m: console.print(f"[dim]{m}[/dim]"))
     print_audit(console, result)
     if result.run_id:

@@ -33,7 +33,8 @@ def run(
     reruns: int = typer.Option(5, "--reruns", min=1, help="Independent runs per depth."),
     temperature: float = typer.Option(0.7, "--temperature", help="Sampling temperature (reruns need > 0 to differ)."),
     threads: int = typer.Option(4, "--threads", min=1, help="Runs executed concurrently."),
-    out: Path = typer.Option(Path("tribunal-out/hyp-runs"), "--out", help="Run directory (resumable)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Run directory, resumable (default: tribunal-out/hyp-runs/<instance>_<lm>-<hash>, one per instance, LM and temperature)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -52,6 +53,11 @@ def run(
         raise UserError(f"{instance}: {err}") from err
     lm_obj = build_cli_lm(lm, api_base, temperature)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
+    if out is None:  # runs of another LM or instance must never be reused as this one's
+        from tribunal.eval.tracking.run_names import config_folder, short_lm
+
+        out = config_folder("tribunal-out/hyp-runs", f"{loaded.id}_{short_lm(lm)}",
+                            f"{loaded.model_dump_json()}|{lm}|{api_base}|{temperature}")
     result = run_workflow(loaded, _depths(depths), reruns, lm_obj, public, out,
                           tracking_settings(tracking_uri, no_track, experiment), threads)
     console = make_console()

@@ -35,6 +35,7 @@ def test_llm_audit_traces_each_pair_with_its_votes_and_the_suite_as_dataset(scri
     (dataset,) = [d.dataset for d in parent.inputs.dataset_inputs]
     assert (dataset.name, dataset.digest) == ("perturbation-suite/small", "abc123")
     assert parent.info.run_name == "equiv audit | llm-full, tfidf | test | small x8"
+    assert result.signature in parent.data.tags["mlflow.note.content"]  # every signed run gets a description
     children = {r.info.run_name: r for r in client.search_runs(
         [parent.info.experiment_id], f"tags.mlflow.parentRunId = '{result.run_id}'")}
     llm = children["llm-full | test"]
