@@ -42,6 +42,7 @@ class MTRunTracker:
         self.run_id = run.run_id
         self.traces = TraceWriter(run, trace_sample)
         self.trace_ids: dict[str, str] = {}
+        self.seen: set[str] = set()  # items offered to the trace writer (traced or sampled out)
         self.cells: dict[str, list[Any]] = defaultdict(list)
         for cell in items.cells:
             self.cells[cell.key].append(cell)
@@ -76,6 +77,7 @@ class MTRunTracker:
 
         if not self.traces.enabled or result.key not in self.items.items:
             return
+        self.seen.add(result.key)
         from tribunal.eval.tracking.assessments import item_assessments
 
         tree = item_tree(self.config.metric_name, self.items.items[result.key], result, self.languages,
@@ -103,7 +105,7 @@ class MTRunTracker:
         from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement
 
         for key, result in results.items():
-            if key not in self.trace_ids and result.trace:
+            if key not in self.seen and result.trace:
                 self.landed(result)  # judged by an earlier, interrupted run
         counts = self.traces.close()
         verdicts = [LabelledVerdict(self.trace_ids.get(key), self._human(key),

@@ -101,3 +101,27 @@ def test_a_tuned_program_run_carries_its_name_demo_count_and_prompts(tmp_path, m
     assert run.info.run_name.startswith(name)
     version = mlflow_client(settings).get_prompt_version("tribunal.gemba-mqm.annotate", 1)
     assert version.template[0]["content"].endswith(MARK) and len(version.template) == 1 + 2 * 4 + 1
+
+
+def test_sampling_keeps_unscored_items_and_their_reason(tmp_path, monkeypatch):
+    from tribunal.eval.tracking.traces import sampled
+
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
+    settings = TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db", experiment="sampling")
+    garbage_for_first = lambda number, name, inputs: "garbage" if number < 2 else None  # noqa: E731
+    with loopback_server(synthetic_judge, fault=garbage_for_first) as (api_base, _):
+        config = loopback_config(api_base, tmp_path / "out", limit=8, rated_only=True, concurrency=1,
+                                 program="gemba-mqm")
+        result = run_evaluation(config, settings, trace_sample=0.5)
+    unscored = {k for k, r in result.results.items() if r.status == "unscored"}
+    expected = unscored | {k for k in result.results if sampled(k, 0.5)}
+    assert len(unscored) == 1 and 0 < len(expected) < 8
+    run = mlflow_client(settings).get_run(result.run_id)
+    mlflow.set_tracking_uri(settings.resolved_uri)
+    traces = mlflow.search_traces(locations=[run.info.experiment_id], run_id=result.run_id, return_type="list")
+    assert {t.info.tags["tribunal.key"] for t in traces} == expected
+    (failed,) = [t for t in traces if t.info.tags["tribunal.key"] in unscored]
+    root = next(s for s in failed.data.spans if s.parent_id is None)
+    assert failed.info.state == "ERROR" and root.attributes["tribunal.unscored_reason"].startswith("unparseable answer")
+    assert run.data.metrics["tracking.traces_sampled_out"] == 8 - len(expected)
