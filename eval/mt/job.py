@@ -200,7 +200,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{k}": float(v) for k, v in summary["unscored_reasons"].items()}
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
-    metrics |= {f"tracking.{k}": v for k, v in (tracked or {}).items()}
+    metrics |= tracked or {}
     run.log_params(params)
     run.log_metrics(metrics)
     run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")

@@ -98,7 +98,7 @@ class MTRunTracker:
         return sum(values) / len(values) if values else None
 
     def finish(self, results: dict[str, Any]) -> dict[str, float]:
-        """Trace resumed items, wait for the traces, log assessments and agreement; the counts as metrics."""
+        """Trace resumed items, wait for the traces, log agreement; the tracking counts and agreement metrics."""
         if self.run_id is None:
             return {}
         from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
@@ -113,10 +113,13 @@ class MTRunTracker:
                                     None if result.status == "scored" else result.reason)
                     for key, result in results.items()]
         rated = [v for v in verdicts if v.human is not None]
+        agreement: dict[str, float] = {}
         if rated:
-            log_agreement(self.run, categorical_agreement(rated, MQM_BANDS, mqm_band, scores=True),
-                          f"{self.config.metric_name} vs human MQM bands")
-        return {**counts, **{k: float(v) for k, v in self.counts.items()}}
+            result = categorical_agreement(rated, MQM_BANDS, mqm_band, scores=True)
+            log_agreement(self.run, result, f"{self.config.metric_name} vs human MQM bands")
+            agreement = result.metrics()
+        counts |= {k: float(v) for k, v in self.counts.items()}
+        return {f"tracking.{k}": v for k, v in counts.items()} | agreement
 
 
 @contextlib.contextmanager

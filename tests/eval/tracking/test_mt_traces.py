@@ -67,6 +67,7 @@ def test_a_tracked_mmad_run_has_a_trace_per_item_datasets_prompts_and_assessment
     assert run.info.run_name == "M-MAD consensus r3 | loopback-judge | wmt23 zh-en x20"
     assert (run.info.end_time - run.info.start_time) / 1000 >= result.summary["wall_seconds"]
     assert result.signature in run.data.tags["mlflow.note.content"]
+    assert "judge_vs_human.kappa" in run.data.tags["mlflow.note.content"]  # key metrics first
     assert run.data.metrics["tracking.traces"] == 20 and "judge_vs_human.kappa" in run.data.metrics
     prompts = client.search_prompts(filter_string="name LIKE 'tribunal.%'")
     assert {"tribunal.AccuracyAssessment", "tribunal.DebateTurn", "tribunal.FinalJudgment"} <= {p.name for p in prompts}
