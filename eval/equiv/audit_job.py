@@ -86,7 +86,8 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
     items = items_table(audit.label, suite.pairs, audit.repeats)
     from tribunal.eval.tracking.equiv_run import log_rule_judgments, rule_run_name
 
-    with parent.child(rule_run_name(audit), {"rule": audit.label, **audit.params}) as run:
+    with parent.child(rule_run_name(audit), {"rule": audit.label, **audit.params},
+                      started=audit.window[0] or None) as run:  # the run spans the rule's judging
         log_rule_judgments(run, audit, suite)
         run.log_metrics({f"different/{k}": v for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
         run.log_metrics({**audit.summary, "seconds": audit.seconds})

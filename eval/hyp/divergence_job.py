@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -102,13 +103,14 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
               "rules": ",".join(r.label for r in rules)}
     with tracked_run(tracking, "hyp-divergence", params, {"tribunal.command": "hyp divergence"}, sig) as parent:
         for rule in rules:
+            started = time.time()  # the rule's nested run spans its judging
             judgments = rule.judge_pairs(pairs)
             same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
             matrices[rule.label] = matrix = divergence_matrix(runs, same)
             rows, clusters = divergence_rows(rule.label, matrix, groups), cluster_rows(rule.label, runs, same)
             div_rows += rows
             clu_rows += clusters
-            with parent.child(rule.label, {"rule": rule.label, **rule.params()}) as run:
+            with parent.child(rule.label, {"rule": rule.label, **rule.params()}, started=started) as run:
                 for row in rows:
                     key = f"d{row['depth_a']}_vs_d{row['depth_b']}"
                     run.log_metrics({f"extra/{key}": row["extra"], f"p_value/{key}": row["p_value"]})

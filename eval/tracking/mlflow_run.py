@@ -55,7 +55,8 @@ class NullRun:
         return None
 
     @contextlib.contextmanager
-    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["NullRun"]:
+    def child(self, name: str, params: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator["NullRun"]:
         yield self
 
 
@@ -119,9 +120,10 @@ class Run(NullRun):
         return str(version.version)
 
     @contextlib.contextmanager
-    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["Run"]:
-        """A nested run under this one (sweeps: one child per configuration)."""
-        with _open_run(self.client, self.experiment_id, name, params, parent=self.run_id) as run:
+    def child(self, name: str, params: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator["Run"]:
+        """A nested run under this one (sweeps: one child per configuration); ``started``: see tracked_run."""
+        with _open_run(self.client, self.experiment_id, name, params, parent=self.run_id, started=started) as run:
             yield run
 
 
