@@ -119,8 +119,11 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
               "metric": metric.name, "train": train.spec, "train_hash": train.hash, "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
               "threads": request.threads}
-    name = f"optimize:{resolved.name}:{spec.name}"
+    from tribunal.eval.tracking.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
+
+    name = optimize_run_name(resolved.label, spec.name, request.lm, train.spec)
     with tracked_run(tracking, name, params, tags={"tribunal.command": "optimize"}, signature=sig) as run:
+        log_training_inputs(run, train=train, dev=dev)
         counter = LMCallCounter()
         with dspy.context(lm=lms.task, callbacks=[counter]):
             untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads)
@@ -156,4 +159,5 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
             run.log_artifact(write_export(document, Path(folder) / ARTIFACT_NAME), ARTIFACT_DIR)
         run.register_artifact(f"tribunal-{resolved.name}", ARTIFACT_DIR,
                               {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
+        log_tuned_prompts(run, compiled, resolved.name, document)
     return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled)

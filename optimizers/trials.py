@@ -64,7 +64,8 @@ class TrialLogger(BaseCallback):
             self.trials.append(record)
         params = {"trial": index, "source": source, "split": split or self.split, "examples": size,
                   **_summary_params(summary)}
-        with self.parent.child(f"trial-{index:03d}", params) as run:
+        started = time.time() - seconds if seconds else None  # the trial's run spans its evaluation
+        with self.parent.child(f"trial-{index:03d}", params, started=started) as run:
             run.log_metrics({"score": score, "seconds": seconds, "failed": float(failed)})
             run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "candidate.json")
 

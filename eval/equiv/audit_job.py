@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -41,6 +41,9 @@ class RuleAudit:
     summary: dict[str, float]
     seconds: float
     sweep: pd.DataFrame | None = None
+    window: tuple[float, float] = (0.0, 0.0)  # wall clock of the judging, for the traces
+    call_logs: dict = field(default_factory=dict)  # LLM calls per (original, perturbed, repeat), for the traces
+    program: Any = None  # the LLM judge, whose prompts are registered
 
 
 @dataclass
@@ -71,11 +74,12 @@ class AuditResult:
 def audit_rule(suite: Suite, rule: EquivalenceRule, repeats: int) -> RuleAudit:
     """Judge every suite pair ``repeats`` times with one rule."""
     pairs = [(p.original, p.perturbed) for p in suite.pairs]
-    start = time.perf_counter()
+    start, started = time.perf_counter(), time.time()
     judged = [rule.judge_pairs(pairs, repeat=r) for r in range(repeats)]
     seconds = time.perf_counter() - start
     audit = RuleAudit(rule.label, rule.params(), judged, kind_shares(suite.pairs, judged[0]),
-                      {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds)
+                      {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds, window=(started, time.time()),
+                      call_logs=getattr(rule, "call_logs", {}), program=getattr(rule, "program", None))
     if isinstance(rule, SimilarityRule):
         audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]],
                                       expected_same=[p.expected_same for p in suite.pairs])
@@ -115,7 +119,11 @@ def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
 
 def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: list[Path]) -> None:
     items = items_table(audit.label, suite.pairs, audit.repeats)
-    with parent.child(audit.label, {"rule": audit.label, **audit.params}) as run:
+    from tribunal.eval.tracking.equiv_run import log_rule_judgments, rule_run_name
+
+    with parent.child(rule_run_name(audit), {"rule": audit.label, **audit.params},
+                      started=audit.window[0] or None) as run:  # the run spans the rule's judging
+        log_rule_judgments(run, audit, suite)
         run.log_metrics({metric_key(f"different/{k}"): v
                          for k, v in zip(audit.shares["kind"], audit.shares["share_different"])})
         run.log_metrics({**audit.summary, "seconds": audit.seconds})
@@ -146,7 +154,10 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         out.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     audits = []
-    with tracked_run(tracking, "equiv-audit", params, {"tribunal.command": "equiv audit"}, sig) as run:
+    from tribunal.eval.tracking.equiv_run import audit_run_name, log_suite
+
+    with tracked_run(tracking, audit_run_name(rules, suite), params, {"tribunal.command": "equiv audit"}, sig) as run:
+        log_suite(run, suite)
         for rule in rules:
             if progress:
                 progress(f"judging {len(suite.pairs)} pairs x {repeats} with {rule.label} ...")

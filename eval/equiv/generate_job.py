@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -16,6 +16,7 @@ from tribunal.eval.equiv.suite import Suite, SuitePair
 class GenerateResult:
     kept: list[SuitePair]
     rejected: list[dict[str, Any]]
+    traces: list[dict[str, Any]] = field(default_factory=list)  # per (original, kind): its calls, for MLflow
 
 
 def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KINDS,
@@ -23,20 +24,25 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
     """One LM perturbation per original and kind; only those passing their check are kept."""
     import dspy
 
+    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.equiv_perturb import PerturbationGenerator
 
-    generator = PerturbationGenerator(temperature, attempts)
+    generator = attach_call_log(PerturbationGenerator(temperature, attempts), [lm])
     originals = {p.original.id: p.original for p in suite.pairs}
-    kept, rejected = [], []
+    kept, rejected, traces = [], [], []
     with dspy.context(lm=lm):
         for original in originals.values():
             for kind in kinds:
-                out = generator(hypothesis=original, kind=kind)
+                log = CallLog()
+                with recording(log):
+                    out = generator(hypothesis=original, kind=kind)
+                traces.append({**log.trace(), "original": original.id, "kind": kind,
+                               "kept": out.perturbed is not None, "problems": out.problems})
                 if out.perturbed is None:
                     rejected.append({"original": original.id, "kind": kind, "problems": out.problems})
                 else:
                     kept.append(SuitePair(id=f"{out.perturbed.id}", kind=kind, original=original, perturbed=out.perturbed))
-    return GenerateResult(kept, rejected)
+    return GenerateResult(kept, rejected, traces)
 
 
 def write_pairs(pairs: Sequence[SuitePair], path: Path) -> None:

@@ -15,6 +15,7 @@ import copy
 import itertools
 import json
 import math
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
@@ -189,6 +190,7 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
     div_rows, inst_rows, clu_rows, matrices = [], [], [], {}
     with tracked_run(tracking, "hyp-divergence", params, {"tribunal.command": "hyp divergence"}, sig) as parent:
         for rule in rules:
+            started = time.time()  # the rule's nested run spans its judging
             rule_rows, nulls, unscored = [], {}, 0
             for name, inst_runs in grouped.items():
                 context = contexts.get(name, only) if settings.frame_judge else None
@@ -205,7 +207,7 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
             averaged = averaged_rows(rule.label, rule_rows, nulls, settings)
             inst_rows += rule_rows
             div_rows += averaged
-            with parent.child(rule.label, {"rule": rule.label, **rule.params()}) as run:
+            with parent.child(rule.label, {"rule": rule.label, **rule.params()}, started=started) as run:
                 for row in averaged:
                     key = f"d{row['depth_a']}_vs_d{row['depth_b']}"
                     run.log_metrics({f"extra/{key}": row["extra"], f"p_value/{key}": row["p_value"]})

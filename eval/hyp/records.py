@@ -62,6 +62,7 @@ class RunRecord(BaseModel):
     errors: list[str] = []
     truncated: int = 0  # revisions beyond the per-opening cap, not carried on
     engagement_judge: str | None = None  # the LM that labelled the challenges (None: not labelled)
+    traces: list[dict] = []  # per opening: start, end and predictor calls (tribunal.eval.tracking.call_log)
 
     @model_validator(mode="before")
     @classmethod

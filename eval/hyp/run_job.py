@@ -86,25 +86,31 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
     """
     import dspy
 
+    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
-    program = HypothesisWorkflow(depth, max_per_opening)
+    program = attach_call_log(HypothesisWorkflow(depth, max_per_opening), [lm])  # each opening's calls: its trace
     record = RunRecord(run_id=run_id, instance=instance.id, depth=depth, rerun=rerun,
                        openings=len(instance.opening_hypotheses))
     with dspy.context(lm=lm):
         for opening, text in enumerate(instance.opening_hypotheses):
+            log = CallLog()
             try:
-                out = program(research_question=instance.research_question, observed_finding=instance.observed_finding,
-                              opening_hypothesis=text, lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
-                              evidence=instance.evidence_text(),
-                              rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
+                with recording(log):
+                    out = program(research_question=instance.research_question,
+                                  observed_finding=instance.observed_finding, opening_hypothesis=text,
+                                  lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
+                                  evidence=instance.evidence_text(),
+                                  rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
             except Exception as err:  # unparseable or failed LM answer: this opening is unscored
                 record.errors.append(f"opening {opening}: {type(err).__name__}: {str(err)[:300]}")
+                record.traces.append({**log.trace(), "slot": opening, "error": record.errors[-1]})
                 continue
             record.delivered.extend(out.delivered)
             record.challenges.extend(out.challenges)
             record.truncated += out.truncated
+            record.traces.append({**log.trace(), "slot": opening})
     return record
 
 
@@ -145,6 +151,9 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
 
 def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
                   tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None) -> RunJobResult:
+    import time
+
+    started = time.time()
     (out / "runs").mkdir(parents=True, exist_ok=True)
     nonce = _nonce(out)
     judge_name = (judge_public or {}).get("model") or "judge"
@@ -192,7 +201,11 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
               "evidence_passages": sum(len(i.evidence) for i in instances),
               **{f"lm.{k}": v for k, v in lm_public.items()},
               **{f"judge_lm.{k}": v for k, v in (judge_public or {}).items()}}
-    with tracked_run(tracking, "hyp-run", params, {"tribunal.command": "hyp run"}, sig) as run:
+    from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
+
+    with tracked_run(tracking, workflow_run_name(instances, settings.depths, settings.reruns, lm_public), params,
+                     {"tribunal.command": "hyp run"}, sig, started=started) as run:
+        log_workflow_traces(run, {i.id: i for i in instances}, records)
         run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done),
                          "runs_labelled": labelled, "delivered": sum(len(r.delivered) for r in records),
                          "truncated": sum(r.truncated for r in records)})

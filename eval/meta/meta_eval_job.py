@@ -104,6 +104,11 @@ def run_meta_eval(
 
     ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws.
     """
+    import time
+
+    from tribunal.eval.tracking.datasets import log_input, pairs_table
+
+    started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
     pairs = load_pairs(data, lps, tuple(scores))
     check_metrics(pairs, metrics)
@@ -121,7 +126,9 @@ def run_meta_eval(
     params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names), "protocol": chosen.name,
               "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
               "coverage_limited": coverage_limited}
-    with tracked_run(tracking, "meta-eval", params, {"tribunal.command": "mt meta-eval"}, sig) as run:
+    name = f"meta-eval | {chosen.name} | {len(names)} metrics | {data.name} {','.join(sorted(pairs))}"
+    with tracked_run(tracking, name, params, {"tribunal.command": "mt meta-eval"}, sig, started=started) as run:
+        log_input(run, data_tag.split("@")[0], data_tag.split("@")[1], data, pairs_table(pairs), "evaluation")
         numeric = table.astype({c: float for c in table.columns if c != "metric"})  # rank columns: NA -> NaN
         for row in numeric.to_dict("records"):
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})

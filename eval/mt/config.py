@@ -57,7 +57,7 @@ class EvaluateConfig(BaseModel):
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
-    out: Path = Path("tribunal-out/mt")
+    out: Path | None = Field(None, description="output folder (default: tribunal-out/mt/<configuration>, see output_dir)")
     demos: int | None = Field(None, ge=0, le=8, description="few-shot demos per M-MAD stage-1 agent (default: "
                                                            "the preset's, 4 for paper, 2 for lean; GEMBA-style "
                                                            "judges use GEMBA's 3)")
@@ -79,24 +79,42 @@ class EvaluateConfig(BaseModel):
 
     @property
     def demo_count(self) -> int:
-        """Few-shot demos per agent this run uses (``demos``, else the program's default)."""
+        """Demos the program holds: a tuned export's own (all predictors), else per agent: ``demos`` or the
+        program's default (the M-MAD preset's, GEMBA's 3)."""
+        if self.program_file is not None:
+            import json
+
+            state = json.loads(Path(self.program_file).read_text(encoding="utf-8")).get("state", {})
+            return sum(len(p.get("demos") or []) for p in state.values() if isinstance(p, dict))
         if self.program != "mmad":
             return fixed_demo_count(self.program, self.program_settings())
         return DEFAULT_DEMOS[self.mmad.demo_rule] if self.demos is None else self.demos
 
     @property
     def metric_name(self) -> str:
-        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-lean``, ``M-MAD-deliberation-no-stage2``."""
+        """The name score files carry: e.g. ``M-MAD``, ``M-MAD-lean``, ``M-MAD-deliberation-no-stage2``,
+        ``GEMBA-MQM-tuned-1a2b3c4d``."""
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
+        tuned = [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
         if self.program in _ABLATION_ONLY:
-            return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate])
+            return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate] + tuned)
         if self.program != "mmad":
-            return base
+            return "-".join([base, *tuned])
         parts = [base] + ([self.mmad.preset] if self.mmad.preset != "paper" else [])
         parts += [self.mmad.strategy] if self.mmad.strategy != "consensus" else []
-        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate])
+        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate] + tuned)
+
+    @property
+    def output_dir(self) -> Path:
+        """``out``, else a folder of this configuration's own under ``tribunal-out/mt`` (never shared)."""
+        if self.out is not None:
+            return self.out
+        from tribunal.eval.tracking.run_names import config_folder, short_lm
+
+        return config_folder("tribunal-out/mt", f"{self.metric_name}_{self.lp}_{short_lm(self.lm.model)}",
+                             self.config_signature())
 
     def program_settings(self) -> BaseModel | None:
         """The settings of the chosen program (``self.mmad`` for M-MAD), None for one without."""

@@ -14,6 +14,10 @@ from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 
+KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.char_f1", "scored", "unscored",
+               "lm_calls", "wall_seconds", "judge_vs_human.kappa")
+
+
 @dataclass
 class EvaluationResult:
     summary: dict[str, Any]
@@ -67,6 +71,7 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     """
     from tribunal.errors import UserError
     from tribunal.eval.mt.meter import attach_relay
+    from tribunal.eval.tracking.call_log import attach_call_log
     from tribunal.optimizers.identity import program_identity
     from tribunal.programs.lm import build_lm, build_role_lms
     from tribunal.programs.mqm.registry import build_program
@@ -89,7 +94,8 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         demos = fixed_demos(config.program, config.program_settings(), lambda: _demo_root(config), config.lp)
 
     def make() -> Any:
-        program = build_program(config.program, config.program_settings(), lms)
+        program = attach_call_log(build_program(config.program, config.program_settings(), lms),
+                                  [lms.default, *lms.roles.values()])
         for name, examples in demos.items():
             getattr(program, name).demos = list(examples)
         if tuned is not None:
@@ -117,9 +123,9 @@ def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., Evaluatio
         from tribunal.eval.data.output_paths import writable_folder
         from tribunal.eval.tracking.mlflow_run import check_store
 
-        writable_folder(config.out, "--out")
+        writable_folder(config.output_dir, "--out")
         check_store(tracking)
-        with folder_lock(config.out):
+        with folder_lock(config.output_dir):
             return run(config, tracking, *args, **kwargs)
 
     return locked
@@ -127,13 +133,16 @@ def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., Evaluatio
 
 @_out_locked
 def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: Any = None,
-                   progress: Callable[[int, int], Any] | None = None) -> EvaluationResult:
+                   progress: Callable[[int, int], Any] | None = None,
+                   trace_sample: float | None = None) -> EvaluationResult:
     """Judge, write the outputs, meta-evaluate the covered cells and log the run.
 
     ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
     Ctrl-C ends the run with :class:`~tribunal.errors.Interrupted` once the items in flight are
     journaled; a full disk with a :class:`JournalWriteError` that says how many items are kept.
     Neither writes a result file.
+    The MLflow run is opened before the work and gets a trace per judged item as it lands
+    (``trace_sample``: see :mod:`tribunal.eval.tracking.traces`).
     """
     from tribunal.eval.data.mtme import LanguagePair
     from tribunal.eval.mt.items import select_items
@@ -142,7 +151,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
-    from tribunal.eval.tracking.signature import signature, text_hash
+    from tribunal.eval.tracking.mt_run import open_mt_run
+    from tribunal.eval.tracking.signature import text_hash
     from tribunal.programs.mqm.demos import LANGUAGES
 
     if config.data is None:
@@ -151,67 +161,75 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     pair = LanguagePair(config.data, config.lp)
     items = select_items(pair, config.systems, config.rated_only, config.limit)
     config_sig = config.config_signature()
-    journal = Journal(journal_path(config.out, config_sig), config_sig)
+    out = config.output_dir
+    journal = Journal(journal_path(out, config_sig), config_sig)
     pending = [i for i in items.items.values() if not journal.done(i.key, config.retry_unscored)]
     src, _, tgt = config.lp.partition("-")
     languages = {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
     total, done = len(items.items), len(items.items) - len(pending)
     counter = {"done": done}
-
-    def landed(_result: Any) -> None:
-        counter["done"] += 1
-        if progress:
-            progress(counter["done"], total)
-
-    if progress:
-        progress(done, total)
-    clock = {"start": time.perf_counter()}
-
-    def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
-        clock["start"] = time.perf_counter()
-
-    try:
-        if pending and config.processes > 1 and engine is None:
-            from tribunal.eval.mt.processes import judge_in_processes
-
-            program_factory(config)  # bad settings or data fail here, with their own message, before any worker
-            judge_in_processes(config, pending, languages, journal, landed, start_clock)
-        elif pending:
-            make_program = program_factory(config, engine)
-            start_clock()
-            judge_all(make_program, pending, languages, journal, config.concurrency, landed, fan_out=config.fan_out)
-    except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
-        kept = sum(key in journal.results for key in items.items)
-        if isinstance(err, KeyboardInterrupt):
-            raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
-        raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "
-                                "to resume)") from None
-    wall = time.perf_counter() - clock["start"]
-    results = {k: journal.results[k] for k in items.items if k in journal.results}
-    outputs = {s: pair.system_output(s) for s in items.systems}
-    paths = write_outputs(config.out, config.lp, config.metric_name, items, results, pair.sources, outputs)
-    seg = segment_scores(items, results, pair.n_segments)
-    meta = meta_evaluation(pair, items, seg)
-    spans = span_evaluation(pair, items, results) if _marks_spans(config) else {}
-    summary = run_summary(items, results, wall)
-    summary["debate"] = debate_summary(results)
-    summary["resumed_items"] = done
-    summary["setup_seconds"] = clock["start"] - setup_started
-    summary["system_scores_gap"] = system_level_gap(items, results)
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
-    result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,
-                              scores=covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ()),
-                              debates=debate_rounds(results, config.mmad.rounds))
-    result.run_id = _track(tracking, config, result, journal.path)
+
+    with open_mt_run(tracking, config, items, pair, languages, run_sig, trace_sample) as tracker:
+        tracker.start(slice_hash, lambda: program_factory(config, engine)())
+
+        def landed(result: Any) -> None:
+            counter["done"] += 1
+            tracker.landed(result)
+            if progress:
+                progress(counter["done"], total)
+
+        if progress:
+            progress(done, total)
+        clock = {"start": time.perf_counter()}
+
+        def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
+            clock["start"] = time.perf_counter()
+
+        try:
+            if pending and config.processes > 1 and engine is None:
+                from tribunal.eval.mt.processes import judge_in_processes
+
+                program_factory(config)  # bad settings or data fail here, with their own message, before any worker
+                judge_in_processes(config, pending, languages, journal, landed, start_clock)
+            elif pending:
+                make_program = program_factory(config, engine)
+                start_clock()
+                judge_all(make_program, pending, languages, journal, config.concurrency, landed,
+                          fan_out=config.fan_out)
+        except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
+            kept = sum(key in journal.results for key in items.items)
+            if isinstance(err, KeyboardInterrupt):
+                raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
+            raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "
+                                    "to resume)") from None
+        wall = time.perf_counter() - clock["start"]
+        results = {k: journal.results[k] for k in items.items if k in journal.results}
+        outputs = {s: pair.system_output(s) for s in items.systems}
+        paths = write_outputs(out, config.lp, config.metric_name, items, results, pair.sources, outputs)
+        seg = segment_scores(items, results, pair.n_segments)
+        meta = meta_evaluation(pair, items, seg)
+        spans = span_evaluation(pair, items, results) if _marks_spans(config) else {}
+        summary = run_summary(items, results, wall)
+        summary["debate"] = debate_summary(results)
+        summary["resumed_items"] = done
+        summary["setup_seconds"] = clock["start"] - setup_started
+        summary["system_scores_gap"] = system_level_gap(items, results)
+        scores = covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ())
+        result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
+                                  debates=debate_rounds(results, config.mmad.rounds))
+        result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
 
 
-def _track(tracking: TrackingSettings, config: EvaluateConfig, result: EvaluationResult, journal: Path) -> str | None:
+def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: Path,
+           tracked: dict[str, float] | None = None) -> str | None:
+    """Params, metrics, outputs and the description of the (already open) run."""
     import json
 
-    from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.eval.tracking.names import slug
+    from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "systems": len(config.systems or []) or "scored",
@@ -234,17 +252,20 @@ def _track(tracking: TrackingSettings, config: EvaluateConfig, result: Evaluatio
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
-    with tracked_run(tracking, f"mt-evaluate {config.metric_name} {config.lp}", params=params,
-                     signature=result.signature) as run:
-        run.log_metrics(metrics)
-        run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
-        for key in ("seg", "sys", "errors", "transcripts"):
-            if key in result.paths:  # no .sys.score for a partial run
-                run.log_artifact(result.paths[key], "outputs")
-        if journal.exists():  # none when the run had no item to judge
-            run.log_artifact(journal, "outputs")
-        _log_analysis(run, result)
-        return run.run_id
+    metrics |= tracked or {}
+    run.log_params(params)
+    run.log_metrics(metrics)
+    run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
+    for key in ("seg", "sys", "errors", "transcripts"):
+        if key in result.paths:  # no .sys.score for a partial run
+            run.log_artifact(result.paths[key], "outputs")
+    if journal.exists():  # none when the run had no item to judge
+        run.log_artifact(journal, "outputs")
+    _log_analysis(run, result)
+    shown = key_metrics(metrics, KEY_METRICS)
+    run.set_tags({DESCRIPTION_TAG: description(f"{config.metric_name} on {config.lp}", result.signature, shown,
+                                               [f"outputs: {result.paths['seg'].parent.parent.parent}"])})
+    return run.run_id
 
 
 def _log_analysis(run: Any, result: EvaluationResult) -> None:

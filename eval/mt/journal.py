@@ -46,6 +46,7 @@ class ItemResult(BaseModel):
     debates: dict[str, Any] = {}
     usage: dict[str, dict[str, int]] = {}
     seconds: float = 0.0
+    trace: dict[str, Any] = {}  # start, end and predictor calls (tribunal.eval.tracking.call_log), for MLflow traces
 
 
 def journal_path(out: Path, config_signature: str) -> Path:

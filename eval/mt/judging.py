@@ -17,6 +17,7 @@ from tribunal.eval.mt.failures import classify_failure
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
+from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
 from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
 
@@ -46,8 +47,9 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
     :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
     """
     meter = UsageMeter()
+    log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
-    with metering(meter):
+    with metering(meter), recording(log):
         try:
             prediction = program(source=item.source, translation=item.translation, **languages)
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
@@ -57,11 +59,12 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
             detail = redact_text(" ".join(str(exc).split()))[:300]
             return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
                               retryable=failure.retryable, raw=raw_answer(exc),
-                              usage=meter.summary(), seconds=time.perf_counter() - started)
+                              usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
     return ItemResult(
         key=item.key, status="scored", score=float(prediction.score),
         errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
         debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,
+        trace=log.trace(),
     )
 
 

@@ -62,7 +62,8 @@ class NullRun:
         return None
 
     @contextlib.contextmanager
-    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["NullRun"]:
+    def child(self, name: str, params: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator["NullRun"]:
         yield self
 
 
@@ -125,26 +126,32 @@ class Run(NullRun):
         return str(version.version)
 
     @contextlib.contextmanager
-    def child(self, name: str, params: Mapping[str, Any] | None = None) -> Iterator["Run"]:
-        """A nested run under this one (sweeps: one child per configuration)."""
-        with _open_run(self.client, self.experiment_id, name, params, parent=self.run_id) as run:
+    def child(self, name: str, params: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator["Run"]:
+        """A nested run under this one (sweeps: one child per configuration); ``started``: see tracked_run."""
+        with _open_run(self.client, self.experiment_id, name, params, parent=self.run_id, started=started) as run:
             yield run
 
 
 @contextlib.contextmanager
 def _open_run(client: Any, experiment_id: str, name: str, params: Mapping[str, Any] | None,
-              parent: str | None = None, tags: Mapping[str, Any] | None = None) -> Iterator[Run]:
+              parent: str | None = None, tags: Mapping[str, Any] | None = None,
+              started: float | None = None) -> Iterator[Run]:
     run_tags = {entity_key(k): v for k, v in redact(dict(tags or {})).items()}
     if parent:
         run_tags["mlflow.parentRunId"] = parent
-    created = client.create_run(experiment_id, run_name=run_name(name), tags=run_tags)
+    created = client.create_run(experiment_id, run_name=run_name(name), tags=run_tags,
+                                start_time=int(started * 1000) if started else None)
     run = Run(client, created.info.run_id, experiment_id)
     if params:
         run.log_params(params)
     try:
         yield run
     except BaseException as err:
-        client.set_terminated(run.run_id, "KILLED" if isinstance(err, KeyboardInterrupt) else "FAILED")
+        from tribunal.errors import Interrupted
+
+        stopped = isinstance(err, (KeyboardInterrupt, Interrupted))
+        client.set_terminated(run.run_id, "KILLED" if stopped else "FAILED")
         raise
     client.set_terminated(run.run_id, "FINISHED")
 
@@ -225,8 +232,16 @@ def experiment_id(client: Any, name: str) -> str:
     found = client.get_experiment_by_name(name)
     if found:
         return found.experiment_id
+    from mlflow.exceptions import MlflowException
+
     root = artifact_root(client.tracking_uri)
-    return client.create_experiment(name, artifact_location=f"{root}/{name}" if root else None)
+    try:
+        return client.create_experiment(name, artifact_location=f"{root}/{name}" if root else None)
+    except MlflowException:  # another process created it a moment ago (a shared server)
+        found = client.get_experiment_by_name(name)
+        if found is None:
+            raise
+        return found.experiment_id
 
 
 @contextlib.contextmanager
@@ -236,8 +251,13 @@ def tracked_run(
     params: Mapping[str, Any] | None = None,
     tags: Mapping[str, Any] | None = None,
     signature: str | None = None,
+    started: float | None = None,
 ) -> Iterator[NullRun]:
-    """Open a top-level run (or a no-op one when tracking is disabled)."""
+    """Open a top-level run (or a no-op one when tracking is disabled).
+
+    ``started`` (epoch seconds): when the work began, for jobs that can only name their run after
+    some of it (the run's duration then covers the whole job).
+    """
     if not settings.enabled:
         yield NullRun()
         return
@@ -246,5 +266,10 @@ def tracked_run(
     if signature:
         run_tags["tribunal.signature"] = signature
     with store_errors(settings.resolved_uri):
-        with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags) as run:
+        with _open_run(client, experiment_id(client, settings.experiment), name, params, tags=run_tags,
+                       started=started) as run:
             yield run
+            if signature:  # the run page's description: key metrics first, then the signature
+                from tribunal.eval.tracking.run_names import describe_run
+
+                describe_run(client, run.run_id)

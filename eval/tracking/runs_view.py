@@ -15,6 +15,10 @@ from tribunal.errors import UserError
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
 
 COST_METRICS = ("lm_calls", "lm_tokens", "wall_seconds")
+# What a user compares first, in this order (the rest follow alphabetically).
+KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.char_f1", "judge_vs_human.kappa",
+               "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
+               "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
 
 
 @dataclass
@@ -64,32 +68,102 @@ def runs_by_id(settings: TrackingSettings, run_ids: list[str]) -> list[Any]:
     return runs
 
 
-def runs_table(runs: list[Any]) -> pd.DataFrame:
-    """One row per run with its identity and headline fields."""
+def key_metric_names(names: Any, limit: int | None = None) -> list[str]:
+    """``names`` ordered key metrics first (in :data:`KEY_METRICS` order), then alphabetically."""
+    present = set(names)
+    ordered = [k for k in KEY_METRICS if k in present] + sorted(present - set(KEY_METRICS))
+    return ordered[:limit] if limit else ordered
+
+
+def _duration(run: Any) -> str:
+    if not run.info.end_time:
+        return "running"
+    seconds = (run.info.end_time - run.info.start_time) / 1000
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _number(value: float) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def runs_table(runs: list[Any], key_metrics: int = 4) -> pd.DataFrame:
+    """One row per run: identity, duration, its first key metrics, and the signature."""
     rows = []
     for run in runs:
-        tags = run.data.tags
+        tags, metrics = run.data.tags, run.data.metrics
+        shown = key_metric_names([k for k in metrics if k in KEY_METRICS] or metrics, key_metrics)
         rows.append({
             "run_id": run.info.run_id,
             "name": run.info.run_name,
             "status": run.info.status,
             "started": pd.Timestamp(run.info.start_time, unit="ms").strftime("%Y-%m-%d %H:%M:%S"),
+            "duration": _duration(run),
             "parent": tags.get("mlflow.parentRunId", "")[:8],
+            "key metrics": ", ".join(f"{k} {_number(metrics[k])}" for k in shown),
             "signature": tags.get("tribunal.signature", ""),
         })
-    return pd.DataFrame(rows, columns=["run_id", "name", "status", "started", "parent", "signature"])
+    return pd.DataFrame(rows, columns=["run_id", "name", "status", "started", "duration", "parent", "key metrics",
+                                       "signature"])
 
 
 def compare(runs: list[Any]) -> RunComparison:
     """Side-by-side view: differing params, all metrics, cost."""
     if len(runs) < 2:
         raise UserError(f"need at least two runs to compare, found {len(runs)}")
-    labels = [f"{r.info.run_name or 'run'}:{r.info.run_id[:8]}" for r in runs]
+    labels = run_labels(runs)
     params = pd.DataFrame({label: r.data.params for label, r in zip(labels, runs)})
     differing = params[params.astype(str).nunique(axis=1, dropna=False) > 1] if len(params) else params
-    metrics = pd.DataFrame({label: r.data.metrics for label, r in zip(labels, runs)}).sort_index()
+    metrics = pd.DataFrame({label: r.data.metrics for label, r in zip(labels, runs)})
+    metrics = metrics.loc[key_metric_names(metrics.index)] if len(metrics) else metrics
     cost = metrics.loc[[m for m in metrics.index if m.split("/")[-1] in COST_METRICS]]
-    return RunComparison(runs_table(runs), differing.sort_index(), metrics, cost)
+    table = runs_table(runs)
+    table.insert(0, "run", labels)
+    return RunComparison(table, differing.sort_index(), metrics, cost)
+
+
+def run_labels(runs: list[Any]) -> list[str]:
+    """Short column labels for side-by-side tables (``run 1`` ...; the runs table maps them to names)."""
+    return [f"run {i}" for i in range(1, len(runs) + 1)]
+
+
+def default_quality(comparison: RunComparison) -> str | None:
+    """The first metric (key metrics first) every compared run has that is not a cost or a count."""
+    complete = comparison.metrics.dropna()
+    candidates = [k for k in key_metric_names(complete.index) if k.split("/")[-1] not in COST_METRICS
+                  and k not in ("scored", "unscored", "items", "judged")]
+    return candidates[0] if candidates else None
+
+
+def stepped_metrics(settings: TrackingSettings, runs: list[Any]) -> list[str]:
+    """Metrics logged at more than one step in some run (curves, e.g. debates by round)."""
+    client = mlflow_client(settings)
+    found = set()
+    for run in runs:
+        for name in run.data.metrics:
+            if name not in found and len(client.get_metric_history(run.info.run_id, name)) > 1:
+                found.add(name)
+    return sorted(found)
+
+
+def key_metrics_figure(comparison: RunComparison, limit: int = 6):
+    """Bars of the key metrics every run has, one bar per run (values as logged); None if they share none."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shared = [m for m in comparison.metrics.dropna().index if m.split("/")[-1] not in COST_METRICS][:limit]
+    if not shared:
+        return None
+    figure, axes = plt.subplots(1, max(1, len(shared)), figsize=(2.2 * max(1, len(shared)) + 1, 3.2), squeeze=False)
+    for axis, metric in zip(axes[0], shared):
+        values = comparison.metrics.loc[metric]
+        axis.bar(range(len(values)), values.to_numpy(dtype=float), color=[f"C{i}" for i in range(len(values))])
+        axis.set_xticks(range(len(values)), [c.removeprefix("run ") for c in values.index])
+        axis.set_title(metric, fontsize=8)
+    axes[0][0].set_xlabel("run")
+    figure.tight_layout()
+    return figure
 
 
 def cost_quality_figure(comparison: RunComparison, quality: str, cost: str = "lm_calls"):
@@ -121,11 +195,11 @@ def metric_by_step_figure(settings: TrackingSettings, runs: list[Any], metric: s
 
     client = mlflow_client(settings)
     figure, axis = plt.subplots(figsize=(6, 4))
-    for run in runs:
+    for run, label in zip(runs, run_labels(runs)):
         history = sorted(client.get_metric_history(run.info.run_id, metric), key=lambda m: m.step)
         if history:
-            axis.plot([m.step for m in history], [m.value for m in history], marker="o",
-                      label=f"{run.info.run_name}:{run.info.run_id[:8]}")
+            axis.plot([m.step for m in history], [m.value for m in history], marker="o", label=label)
+    axis.set_title(metric)
     axis.set_xlabel("step (debate round)")
     axis.set_ylabel(metric)
     axis.legend(fontsize=7)

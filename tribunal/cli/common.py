@@ -14,6 +14,10 @@ TrackingUri = typer.Option(
     None, "--tracking-uri", help="MLflow tracking URI (default: sqlite:///mlflow.db in the working directory)."
 )
 NoTrack = typer.Option(False, "--no-track", help="Do not log an MLflow run.")
+TraceSample = typer.Option(
+    None, "--trace-sample", min=0.0, max=1.0,
+    help="Share of judged items written as MLflow traces (default: $TRIBUNAL_TRACE_SAMPLE or 1; unscored items always).",
+)
 Experiment = typer.Option("tribunal", "--experiment", help="MLflow experiment name.")
 
 

@@ -44,7 +44,12 @@ def demo(
     if wmt23 is not None and (wmt23 / "sources").is_dir():
         _mmad_demo(console, wmt23, out, settings)
     if settings.enabled:
-        console.print(f"\nRuns are in {settings.resolved_uri}; browse them with:\n  {settings.ui_command()}")
+        from tribunal.eval.tracking.prompts import register_all_signatures
+        from tribunal.eval.tracking.store_summary import store_summary, summary_line
+
+        register_all_signatures(settings)
+        console.print(f"\nMLflow experiment {settings.experiment!r} holds: {summary_line(store_summary(settings))}")
+        console.print(f"Runs are in {settings.resolved_uri}; browse them with:\n  {settings.ui_command()}")
 
 
 def equiv_audit_step(console, settings, out: Path) -> None:

@@ -176,7 +176,8 @@ def audit(
     program: Optional[str] = typer.Option(
         None, "--program", help="The LLM judge: equiv-llm (default) or a tuned export (.json) from `tribunal export`."
     ),
-    out: Path = typer.Option(Path("tribunal-out/equiv-audit"), "--out", help="Where tables and plots go."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Where tables and plots go (default: tribunal-out/equiv-audit/<rules>-<hash>, one per configuration)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -191,7 +192,8 @@ def audit(
                    chain_steps=chain_steps, chain_extra_steps=chain_extra_steps, cascade_low=cascade_low,
                    cascade_high=cascade_high, lm_name=lm, threads=threads)
     check_rule_options(options)  # every option checked before anything is loaded, built or paid for
-    writable_folder(out, "--out")
+    if out is not None:
+        writable_folder(out, "--out")
     loaded = load_pairs_or_suite(suite, pairs)
     options["lm"] = build_cli_lm(lm, api_base, temperature)
     if program is not None:
@@ -202,6 +204,13 @@ def audit(
     rule_objs = build_rules(rules, rubric, options)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
+    if out is None:
+        from tribunal.eval.tracking.run_names import config_folder
+
+        labels = "_".join(r.label for r in rule_objs)
+        out = config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
+                            repr([(r.label, r.params()) for r in rule_objs] + [loaded.hash, repeats]))
+    writable_folder(out, "--out")
     with folder_lock(out):  # two audits into one folder would mix their tables
         result = run_audit(loaded, rule_objs, repeats, settings, out,
                            progress=lambda m: console.print(f"[dim]{m}[/dim]"))
@@ -286,16 +295,21 @@ def generate(
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
     out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", help="JSONL of kept pairs (usable as --suite)."),
+    tracking_uri: Optional[str] = TrackingUri,
+    no_track: bool = NoTrack,
+    experiment: str = Experiment,
 ) -> None:
     """Have an LM write perturbations of the suite's originals; keep only those passing the checks."""
     from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
+    from tribunal.eval.tracking.generate_run import run_generation
 
     writable_file(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature)
-    result = generate_pairs(load_suite_or_fail(suite), lm_obj, temperature=temperature, attempts=attempts)
-    write_pairs(result.kept, out)
+    settings = tracking_settings(tracking_uri, no_track, experiment)
+    result, run_id = run_generation(load_suite_or_fail(suite), lm_obj, lm, settings, out, temperature, attempts)
     console = make_console()
     console.print(f"kept {len(result.kept)} perturbations, rejected {len(result.rejected)}; written to {out}")
+    if run_id:
+        console.print(f"MLflow run {run_id}; see it with: {settings.ui_command()}")
     for item in result.rejected[:20]:
         console.print(f"[yellow]rejected[/yellow] {item['original']} {item['kind']}: {'; '.join(item['problems'])}")

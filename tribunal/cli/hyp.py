@@ -51,7 +51,8 @@ def run(
     engagement: bool = typer.Option(True, "--engagement/--no-engagement",
                                     help="Label each critique demand answered/conceded/partial/dropped after the runs."),
     threads: int = typer.Option(4, "--threads", min=1, help="Runs executed concurrently."),
-    out: Path = typer.Option(Path("tribunal-out/hyp-runs"), "--out", help="Run directory (resumable)."),
+    out: Optional[Path] = typer.Option(
+        None, "--out", help="Run directory, resumable (default: tribunal-out/hyp-runs/<instance>_<lm>-<hash>, one per instance, LM and temperature)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -70,6 +71,12 @@ def run(
         loaded = load_instances(instance)
     except ValueError as err:
         raise UserError(str(err)) from err
+    if out is None:  # runs of another LM or instance must never be reused as this one's
+        from tribunal.eval.tracking.run_names import config_folder, short_lm
+
+        names = "+".join(i.id for i in loaded)
+        out = config_folder("tribunal-out/hyp-runs", f"{names}_{short_lm(lm)}",
+                            f"{[i.model_dump_json() for i in loaded]}|{lm}|{api_base}|{temperature}")
     writable_folder(out, "--out")
     console = make_console()
     if reruns > 1 and temperature == 0:

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from tribunal.cli.common import NoTrack, TrackingUri, data_root
+from tribunal.cli.common import NoTrack, TraceSample, TrackingUri, data_root
 from tribunal.cli.console import console as make_console
 from tribunal.cli.errors import UserError
 from tribunal.errors import EXIT_UNSCORED
@@ -39,10 +39,11 @@ def evaluate(
         None, "--processes", help="Worker processes sharing those calls (default 1; try 2+ at high concurrency)."
     ),
     demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per M-MAD stage-1 agent (default: 4 fixed for paper, 2 for lean)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default tribunal-out/mt)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default: tribunal-out/mt/<configuration>-<hash>, one per configuration)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),
     retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again."),
     config: Optional[Path] = typer.Option(None, "--config", help="A .toml/.json config; flags override it."),
+    trace_sample: Optional[float] = TraceSample,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
 ) -> None:
@@ -83,7 +84,7 @@ def evaluate(
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
-    result = run_and_report(settings, tracking_settings(tracking_uri, no_track))
+    result = run_and_report(settings, tracking_settings(tracking_uri, no_track), trace_sample=trace_sample)
     summary = result.summary
     if summary["scored"] < summary["items"]:
         make_console().print(f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
@@ -119,7 +120,7 @@ def _ablation(program: str, ablate: list[str]) -> dict:
     return {section: {"ablate": ablate}}
 
 
-def run_and_report(settings, tracking, engine=None):
+def run_and_report(settings, tracking, engine=None, trace_sample=None):
     """Run with a Rich progress bar, print the summary and return the result (shared with ``tribunal demo``)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -132,7 +133,8 @@ def run_and_report(settings, tracking, engine=None):
         task = bar.add_task(f"{settings.metric_name} {settings.lp}", total=None)
         try:
             result = run_evaluation(settings, tracking, engine,
-                                    progress=lambda done, total: bar.update(task, completed=done, total=total))
+                                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                    trace_sample=trace_sample)
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
     print_summary(console, result)

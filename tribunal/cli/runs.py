@@ -10,6 +10,11 @@ import typer
 from tribunal.cli.common import TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
 
+
+def make_terminal():
+    """The console at the terminal's own width (these views wrap to any width, so no minimum)."""
+    return make_console(min_width=0)
+
 app = typer.Typer(no_args_is_help=True)
 
 ExperimentFilter = typer.Option(None, "--experiment", help="Only runs of this experiment (default: all).")
@@ -23,12 +28,14 @@ def list_runs(
     max_results: int = typer.Option(50, "--max", help="At most this many runs."),
     tracking_uri: Optional[str] = TrackingUri,
 ) -> None:
-    """List runs, newest first, with their reproducibility signatures."""
-    from tribunal.eval.meta.report import rich_table
+    """List runs, newest first: name, status, duration, key metrics and the reproducibility signature."""
+    from tribunal.cli.runs_render import print_records
     from tribunal.eval.tracking.runs_view import find_runs, runs_table
 
     runs = find_runs(tracking_settings(tracking_uri, True), experiment, filter_string, max_results)
-    make_console().print(rich_table(runs_table(runs), f"{len(runs)} run(s)"))
+    table = runs_table(runs)
+    table.insert(0, "#", [str(i) for i in range(1, len(runs) + 1)])
+    print_records(make_terminal(), table, f"{len(runs)} run(s), newest first", heading=("#", "name"))
 
 
 @app.command("compare")
@@ -36,22 +43,25 @@ def compare_runs(
     run_ids: Optional[List[str]] = typer.Argument(None, help="Run ids (default: the runs matching the filters)."),
     experiment: Optional[str] = ExperimentFilter,
     filter_string: str = Filter,
-    quality: Optional[str] = typer.Option(None, "--quality", help="Metric for the cost-vs-quality plot."),
+    quality: Optional[str] = typer.Option(None, "--quality", help="Metric for the cost-vs-quality plot (default: the first key metric all runs have)."),
     cost: str = typer.Option("lm_calls", "--cost", help="Cost metric for the plot."),
-    step_metric: Optional[str] = typer.Option(None, "--step-metric", help="Metric to plot per step (debate round)."),
+    step_metric: Optional[str] = typer.Option(None, "--step-metric", help="Metric to plot per step (default: every metric logged per step, e.g. debate rounds)."),
     out: Path = typer.Option(Path("tribunal-out/runs-compare"), "--out", help="Where plots go."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = typer.Option(False, "--no-track", help="Do not log the comparison as a run."),
 ) -> None:
-    """Runs side by side: params that differ, metrics, cost; plots logged as artifacts."""
-    from tribunal.eval.meta.report import rich_table
+    """Runs side by side: params that differ, metrics (key ones first), cost; plots saved and logged."""
+    from tribunal.cli.runs_render import print_records, print_side_by_side
     from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.eval.tracking.runs_view import (
         compare,
         cost_quality_figure,
+        default_quality,
         find_runs,
+        key_metrics_figure,
         metric_by_step_figure,
         runs_by_id,
+        stepped_metrics,
     )
 
     from tribunal.eval.data.output_paths import writable_folder
@@ -60,16 +70,22 @@ def compare_runs(
     reader = tracking_settings(tracking_uri, False)
     runs = runs_by_id(reader, run_ids) if run_ids else find_runs(reader, experiment, filter_string)
     view = compare(runs)
-    console = make_console()
-    console.print(rich_table(view.runs, "runs"))
-    for title, frame in (("params that differ", view.params), ("metrics", view.metrics), ("cost", view.cost)):
-        if len(frame):
-            console.print(rich_table(frame.reset_index(names=title.split()[0]), title))
-    figures = {}
-    if quality:
+    console = make_terminal()
+    print_records(console, view.runs, "runs compared")
+    for title, frame, label in (("params that differ", view.params, "param"), ("metrics", view.metrics, "metric"),
+                                ("cost", view.cost, "metric")):
+        print_side_by_side(console, frame, title, label)
+    figures = {"key_metrics.png": key_metrics_figure(view)}
+    if figures["key_metrics.png"] is None:
+        figures.clear()
+        console.print("[dim]no key-metrics plot: the runs share no metric[/dim]")
+    quality = quality or default_quality(view)
+    if quality and cost in view.metrics.index:
         figures["cost_vs_quality.png"] = cost_quality_figure(view, quality, cost)
-    if step_metric:
-        figures["by_step.png"] = metric_by_step_figure(reader, runs, step_metric)
+    else:
+        console.print(f"[dim]no cost-vs-quality plot: the runs share no {'quality metric' if not quality else cost}[/dim]")
+    for metric in [step_metric] if step_metric else stepped_metrics(reader, runs):
+        figures[f"by_step_{metric.replace('/', '_')}.png"] = metric_by_step_figure(reader, runs, metric)
     out.mkdir(parents=True, exist_ok=True)
     for name, figure in figures.items():
         figure.savefig(out / name, dpi=120)

@@ -26,7 +26,10 @@ class LLMJudgeRule(EquivalenceRule):
         """``program``: an already built (e.g. tuned, loaded from an export) judge; its rubric wins."""
         from tribunal.programs.equiv_judge import EquivalenceJudge
 
-        self.program = program if program is not None else EquivalenceJudge(rubric)
+        from tribunal.eval.tracking.call_log import attach_call_log
+
+        self.program = attach_call_log(program if program is not None else EquivalenceJudge(rubric), [lm])
+        self.call_logs: dict[tuple[str, str, int], dict] = {}  # per (original, perturbed, repeat), for traces
         self.lm, self.rubric, self.threads = lm, self.program.rubric, max(1, threads)
         self.lm_name = lm_name or getattr(lm, "model", str(lm))
         self.program_label = program_label
@@ -42,8 +45,13 @@ class LLMJudgeRule(EquivalenceRule):
     def _judge_one(self, pair: Pair, repeat: int) -> Judgment:
         import dspy
 
-        with dspy.context(lm=self.lm):
-            return self.program(hypothesis_a=pair[0].render(), hypothesis_b=pair[1].render(), repeat=repeat).judgment
+        from tribunal.eval.tracking.call_log import CallLog, recording
+
+        log = CallLog()
+        with dspy.context(lm=self.lm), recording(log):
+            judgment = self.program(hypothesis_a=pair[0].render(), hypothesis_b=pair[1].render(), repeat=repeat).judgment
+        self.call_logs[(getattr(pair[0], "id", ""), getattr(pair[1], "id", ""), repeat)] = log.trace()
+        return judgment
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         # The judge's framing (an instance's question and finding) is part of the key: a framed copy of

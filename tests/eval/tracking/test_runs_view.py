@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -55,8 +56,44 @@ def test_cli_list_and_compare_with_plots(store, tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "params that differ" in result.stdout and "deliberation" in result.stdout
-    assert (out / "cost_vs_quality.png").stat().st_size > 1000 and (out / "by_step.png").is_file()
+    assert (out / "cost_vs_quality.png").stat().st_size > 1000 and (out / "by_step_consensus_rate.png").is_file()
     assert "comparison logged as run" in result.stdout
+
+
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_list_at_100_columns_shows_every_run_and_every_value(store, tmp_path):
+    from tribunal.eval.tracking.runs_view import runs_table
+
+    uri, _ = store
+    with tracked_run(TrackingSettings(uri=uri, experiment="mt"),
+                     "M-MAD interactive-review r3 | gpt-4o-mini-2024-07-18 | wmt23 zh-en x2000",
+                     signature="prog:mmad|strategy:interactive-review|rounds:3|topic:severity|ablate:none|"
+                               "lm:openai/gpt-4o-mini-2024-07-18|demos:2|lp:zh-en|data:wmt23/zh-en@3f2a9c1b0d1e|v:0.1.0") as run:
+        run.log_metrics({"meta.seg_acc_t": 0.5321, "lm_calls": 14000})
+    listed = subprocess.run([sys.executable, "-m", "tribunal", "runs", "list", "--tracking-uri", uri],
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    assert listed.returncode == 0, listed.stderr
+    assert max(len(line) for line in listed.stdout.splitlines()) <= 100
+    table = runs_table(find_runs(TrackingSettings(uri=uri)))
+    assert len(table) == 5
+    shown = _squeezed(listed.stdout)
+    for value in table.drop(columns=["parent"]).to_numpy().ravel():
+        assert _squeezed(str(value)) in shown, value
+
+
+def test_compare_plots_by_default(store, tmp_path):
+    uri, ids = store
+    out = tmp_path / "plots"
+    result = subprocess.run([sys.executable, "-m", "tribunal", "runs", "compare", ids["consensus"], ids["deliberation"],
+                             "--out", str(out), "--tracking-uri", uri, "--no-track"],
+                            capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "100"})
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["by_step_consensus_rate.png", "cost_vs_quality.png",
+                                                      "key_metrics.png"]
+    assert max(len(line) for line in result.stdout.splitlines()) <= 100
 
 
 def test_bad_filter_and_single_run_are_clear_errors(store):

@@ -1,0 +1,187 @@
+"""What a DSPy program's predictors did, call by call: the raw material of a trace.
+
+A :class:`CallLog` is installed for one unit of work (an MT item, an equivalence pair, a workflow
+slot) with :func:`recording`. Predictors and LMs that carry the :data:`RELAY` (:func:`attach_call_log`)
+report to it, so every predictor call becomes one record: stage and role
+(:func:`tribunal.programs.mqm.roles.current_call`), signature name, wall-clock start and end,
+inputs, typed outputs or the error, and its LM calls (model, count, failures, tokens).
+
+The records are plain JSON (they travel in the run journal and across worker processes), and
+traces are built from them after the fact with their recorded timestamps, so nothing here depends
+on which thread or process ran a call. The relay costs one ``inspect.getcallargs`` per predictor
+call (DSPy's callback machinery); nothing else runs while no log is installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+import time
+from typing import Any, Iterator
+
+from dspy.utils.callback import BaseCallback
+
+TEXT_LIMIT = 4000  # characters kept of one input or output string
+
+
+def jsonable(value: Any, limit: int = TEXT_LIMIT) -> Any:
+    """``value`` as JSON-ready data: pydantic models dumped, predictions as dicts, long text cut."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value if len(value) <= limit else value[:limit] + f"... [{len(value) - limit} more characters]"
+    if hasattr(value, "model_dump"):
+        return jsonable(value.model_dump(mode="json"), limit)
+    if hasattr(value, "items") and callable(value.items):  # dicts and dspy.Prediction
+        return {str(k): jsonable(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v, limit) for v in value]
+    return jsonable(str(value), limit)
+
+
+def _call_stage() -> tuple[str, str]:
+    from tribunal.programs.mqm.roles import current_call
+
+    return current_call()
+
+
+class CallLog:
+    """Predictor calls of one unit of work; thread-safe (an item's calls may run side by side)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: dict[str, dict[str, Any]] = {}
+        self._lm_parent: dict[str, str] = {}
+        self.started = time.time()
+
+    def start_predictor(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        stage, role = _call_stage()
+        arguments = inputs.get("kwargs", inputs)
+        record = {"id": call_id, "stage": stage, "role": role,
+                  "signature": getattr(getattr(instance, "signature", None), "__name__", type(instance).__name__),
+                  "start": time.time(), "end": None,
+                  "inputs": jsonable({k: v for k, v in arguments.items() if k != "config"}),
+                  "outputs": None, "error": None, "model": None, "lm_calls": 0, "lm_failures": 0,
+                  "prompt_tokens": 0, "completion_tokens": 0}
+        with self._lock:
+            self._calls[call_id] = record
+
+    def end_predictor(self, call_id: str, outputs: Any, exception: BaseException | None) -> None:
+        with self._lock:
+            record = self._calls.get(call_id)
+            if record is None:
+                return
+            record["end"] = time.time()
+            if exception is not None:
+                record["error"] = f"{type(exception).__name__}: {' '.join(str(exception).split())}"[:1000]
+            else:
+                record["outputs"] = jsonable(outputs)
+
+    def start_lm(self, call_id: str, instance: Any) -> None:
+        from dspy.utils.callback import ACTIVE_CALL_ID
+
+        parent = ACTIVE_CALL_ID.get()  # the predictor whose adapter is calling this LM
+        with self._lock:
+            record = self._calls.get(parent or "")
+            if record is None:
+                return
+            self._lm_parent[call_id] = parent
+            record["lm_calls"] += 1
+            record["model"] = getattr(instance, "model", None)
+
+    def end_lm(self, call_id: str, exception: BaseException | None) -> None:
+        if exception is None:
+            return
+        with self._lock:
+            record = self._calls.get(self._lm_parent.get(call_id, ""))
+            if record is not None:
+                record["lm_failures"] += 1
+
+    def add_usage(self, usage: dict[str, Any] | None) -> None:
+        """Tokens of the LM call running on this thread (DSPy reports them inside the call)."""
+        from dspy.utils.callback import ACTIVE_CALL_ID
+
+        with self._lock:
+            record = self._calls.get(self._lm_parent.get(ACTIVE_CALL_ID.get() or "", ""))
+            if record is not None:
+                record["prompt_tokens"] += int((usage or {}).get("prompt_tokens") or 0)
+                record["completion_tokens"] += int((usage or {}).get("completion_tokens") or 0)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The predictor calls in start order (copies)."""
+        with self._lock:
+            return sorted((dict(r) for r in self._calls.values()), key=lambda r: r["start"])
+
+    def trace(self) -> dict[str, Any]:
+        """What a trace needs: the unit's start and end (epoch seconds) and its calls."""
+        return {"start": self.started, "end": time.time(), "calls": self.records()}
+
+
+_ACTIVE: contextvars.ContextVar[CallLog | None] = contextvars.ContextVar("tribunal_call_log", default=None)
+
+
+class _Relay(BaseCallback):
+    """A predictor- and LM-instance callback forwarding to the call log being recorded (if any)."""
+
+    def on_module_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        log = _ACTIVE.get()
+        if log is not None:
+            log.start_predictor(call_id, instance, inputs)
+
+    def on_module_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
+        log = _ACTIVE.get()
+        if log is not None:
+            log.end_predictor(call_id, outputs, exception)
+
+    def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        log = _ACTIVE.get()
+        if log is not None:
+            log.start_lm(call_id, instance)
+
+    def on_lm_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
+        log = _ACTIVE.get()
+        if log is not None:
+            log.end_lm(call_id, exception)
+
+
+RELAY = _Relay()
+
+
+def attach_call_log(program: Any, lms: list[Any] = ()) -> Any:
+    """Give every predictor of ``program`` (and each LM in ``lms``) the relay, once; returns ``program``."""
+    for _, predictor in program.named_predictors():
+        if not any(isinstance(c, _Relay) for c in predictor.callbacks):
+            predictor.callbacks.append(RELAY)
+    for lm in lms:
+        if lm is not None and not any(isinstance(c, _Relay) for c in lm.callbacks):
+            lm.callbacks.append(RELAY)
+    return program
+
+
+class _UsageTee:
+    """DSPy's usage tracker slot holds one object: give the call log the tokens, then the previous tracker."""
+
+    def __init__(self, log: CallLog, inner: Any):
+        self._log, self._inner = log, inner
+
+    def add_usage(self, model: str, usage: dict[str, Any] | None) -> None:
+        self._log.add_usage(usage)
+        if self._inner is not None:
+            self._inner.add_usage(model, usage)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextlib.contextmanager
+def recording(log: CallLog) -> Iterator[CallLog]:
+    """Record the calls made in this context (by relay-carrying predictors and LMs) into ``log``."""
+    import dspy
+
+    token = _ACTIVE.set(log)
+    try:
+        with dspy.context(usage_tracker=_UsageTee(log, dspy.settings.usage_tracker)):
+            yield log
+    finally:
+        _ACTIVE.reset(token)

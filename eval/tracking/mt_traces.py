@@ -1,0 +1,83 @@
+"""The span tree of one judged MT item, built from its journal record.
+
+    M-MAD item                      inputs: source, translation, languages; outputs: score, errors
+    ├── stage 1: dimension agents
+    │   ├── accuracy | fluency | style | terminology   (or: coupled)
+    ├── stage 2: debates
+    │   └── debate: accuracy        outputs: rounds, consensus, decided_by
+    │       ├── round 1
+    │       │   └── opposer
+    │       └── round 2 ...
+    └── stage 3: final judge
+        └── judge
+
+Every leaf is one predictor call (:func:`tribunal.eval.tracking.traces.call_node`): inputs, typed
+outputs or the error, tokens, model, latency. Debate calls are placed in their rounds by matching a
+dimension's calls, in start order, with its transcript turns (each call adds exactly one turn; the
+stage-1 opening turn costs none). Single-call programs (GEMBA-MQM, EAPrompt) get one leaf.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from tribunal.eval.tracking.traces import SpanNode, call_node
+
+STAGE_TITLES = {"stage1": "stage 1: dimension agents", "stage2": "stage 2: debates", "stage3": "stage 3: final judge"}
+ITEM_FIELDS = ("source", "translation", "source_lang", "target_lang")
+
+
+def _round_of_calls(calls: list[dict[str, Any]], transcript: list[dict[str, Any]], dimension: str) -> list[int | None]:
+    debate = next((t for t in transcript if t.get("stage") == "stage2" and t.get("dimension") == dimension), None)
+    turns = [turn for turn in (debate or {}).get("turns", []) if turn.get("source") != "stage1"]
+    return [turns[i].get("round") if i < len(turns) else None for i in range(len(calls))]
+
+
+def _debate_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[str, Any]) -> list[SpanNode]:
+    by_dimension: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        by_dimension[str(call.get("inputs", {}).get("dimension", "?"))].append(call)
+    nodes = []
+    for dimension, group in by_dimension.items():
+        rounds: dict[Any, list[SpanNode]] = defaultdict(list)
+        for call, round_ in zip(group, _round_of_calls(group, result.transcript, dimension)):
+            rounds[round_].append(call_node(call, inputs=item_inputs))
+        children = [SpanNode.around(f"round {r}", spans, attributes={"tribunal.round": r})
+                    for r, spans in sorted(((r, s) for r, s in rounds.items() if r is not None), key=lambda p: p[0])]
+        children += rounds.get(None, [])  # calls of a debate that failed before its turn was recorded
+        nodes.append(SpanNode.around(f"debate: {dimension}", children, outputs=result.debates.get(dimension),
+                                     attributes={"tribunal.dimension": dimension,
+                                                 **{f"tribunal.{k}": v for k, v in (result.debates.get(dimension) or {}).items()}}))
+    return nodes
+
+
+def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], cells: list[Any] = ()) -> SpanNode:
+    """The trace of one judged item (``item``: a JudgeItem, ``result``: its ItemResult with ``trace``)."""
+    recorded = result.trace or {}
+    calls = recorded.get("calls", [])
+    item_inputs = {"source": item.source, "translation": item.translation, **languages}
+    stages: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        stages[call.get("stage", "other")].append(call)
+    children: list[SpanNode] = []
+    for stage, group in stages.items():
+        if stage == "stage2":
+            debates = _debate_nodes(group, result, item_inputs)
+            if debates:
+                children.append(SpanNode.around(STAGE_TITLES[stage], debates))
+        elif stage in STAGE_TITLES:
+            children.append(SpanNode.around(STAGE_TITLES[stage], [call_node(c, inputs=item_inputs) for c in group]))
+        else:  # single-call programs: the call is the item's only child
+            children += [call_node(c, inputs=item_inputs) for c in group]
+    start = recorded.get("start") or min((c.start for c in children), default=0.0)
+    end = recorded.get("end") or max((c.end for c in children), default=start + result.seconds)
+    outputs = ({"score": result.score, "errors": result.errors} if result.status == "scored"
+               else {"status": "unscored", "reason": result.reason})
+    attributes = {"tribunal.key": result.key, "tribunal.status": result.status, "tribunal.score": result.score,
+                  "tribunal.cells": [f"{c.system}:{c.segment}" for c in cells][:50],
+                  "tribunal.lm_calls": sum(c.get("lm_calls", 0) for c in calls)}
+    if result.reason:
+        attributes["tribunal.unscored_reason"] = result.reason
+    return SpanNode(f"{program} item", start, end, "AGENT", item_inputs, outputs, attributes,
+                    error=f"unscored: {result.reason}" if result.status == "unscored" else None, children=children)

@@ -1,0 +1,195 @@
+"""tribunal's judges as MLflow GenAI scorers, for ``mlflow.genai.evaluate(data=..., scorers=[...])``.
+
+    import mlflow
+    from tribunal.scorers import MQMJudge, EquivalenceJudge, log_agreement
+
+    data = [{"inputs": {"source": "...", "source_lang": "Chinese", "target_lang": "English"},
+             "outputs": "the translation to judge",
+             "expectations": {"human_mqm": -5.0}}]
+    result = mlflow.genai.evaluate(data=data, scorers=[MQMJudge(program="mmad", lm="openai/gpt-4o-mini")])
+    log_agreement(result, judge="mmad_mqm", human="human_mqm")   # kappa, confusion matrix, Pearson
+
+- :class:`MQMJudge` runs M-MAD (any strategy / ablation), GEMBA-MQM or EAPrompt, or a tuned export
+  (``program_file``), on the row's ``outputs`` (the translation; or ``inputs["translation"]``).
+  Its feedback value is the MQM score; the rationale lists the errors; an item the judge cannot
+  score gets feedback with an error (the reason), never a value.
+- :class:`EquivalenceJudge` decides whether ``inputs["hypothesis_a"]`` and ``inputs["hypothesis_b"]``
+  (or ``outputs``) describe the same mechanism, with the ``llm`` rule (rubric ``full`` /
+  ``component`` / ``none``) or the ``tfidf`` / ``embedding`` rules; the value is ``same`` or
+  ``different``.
+
+MLflow logs each feedback as an assessment on the row's trace beside the row's expectations; MLflow
+has no judge-vs-human agreement of its own, so :func:`log_agreement` adds it to the evaluation run.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Literal
+
+from mlflow.entities import Feedback
+from mlflow.genai.scorers import Scorer
+from pydantic import PrivateAttr
+
+MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt")
+
+
+class _Text:
+    """Free text standing in for a structured hypothesis (rules compare ``render()``)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def render(self) -> str:
+        return self.text
+
+
+def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool = True) -> Any:
+    from tribunal.programs.lm import LMSettings, build_lm
+
+    return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
+
+
+class MQMJudge(Scorer):
+    """An MT judge as a scorer: feedback = the item's MQM score (see the module docstring)."""
+
+    name: str = ""
+    program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    program_file: str | None = None
+    lm: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+    cache: bool = True
+    strategy: str = "consensus"
+    rounds: int = 3
+    ablate: tuple[str, ...] = ()
+    _built: Any = PrivateAttr(default=None)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        if not self.name:
+            self.name = f"{self.program.replace('-', '_')}_mqm"
+
+    def _judge(self) -> Any:
+        with self._lock:
+            if self._built is None:
+                from tribunal.eval.mt.meter import attach_relay
+                from tribunal.programs.mqm.mmad import MMADConfig
+                from tribunal.programs.mqm.registry import build_program
+                from tribunal.programs.mqm.roles import RoleLMs
+
+                lm = attach_relay(_lm(self.lm, self.api_base, self.api_key_env, self.cache))
+                config = MMADConfig(strategy=self.strategy, rounds=self.rounds, ablate=tuple(self.ablate))
+                program = build_program(self.program, config, RoleLMs(lm))
+                if self.program_file:
+                    from tribunal.optimizers.export import read_export
+
+                    program.load_state(read_export(self.program_file)["state"])
+                self._built = program
+            return self._built
+
+    def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
+                 expectations: dict[str, Any] | None = None) -> Feedback:
+        from tribunal.eval.mt.judging import unscored_reason
+        from tribunal.eval.mt.meter import UsageMeter, metering
+
+        inputs = dict(inputs or {})
+        translation = outputs if isinstance(outputs, str) else inputs.get("translation")
+        if not translation or not inputs.get("source"):
+            return Feedback(name=self.name, error="the row needs inputs.source and a translation (outputs)")
+        meter = UsageMeter()
+        try:
+            with metering(meter):
+                prediction = self._judge()(source=inputs["source"], translation=translation,
+                                           source_lang=inputs.get("source_lang", ""), target_lang=inputs.get("target_lang", ""))
+        except Exception as exc:  # unscored, with its reason; an unknown exception is a bug
+            reason = unscored_reason(exc)
+            if reason is None:
+                raise
+            return Feedback(name=self.name, error=f"unscored: {reason}: {str(exc)[:200]}")
+        errors = [e.model_dump(mode="json") for e in prediction.errors]
+        rationale = "; ".join(f"{e.get('severity')} {e.get('category', e.get('dimension', ''))}: {e.get('span', '')!r}"
+                              for e in errors) or "no errors"
+        calls = sum(v for k, v in meter.summary()["calls"].items() if "/" not in k)
+        return Feedback(name=self.name, value=float(prediction.score), rationale=rationale,
+                        metadata={"lm_calls": str(calls), "errors": str(len(errors))})
+
+
+class EquivalenceJudge(Scorer):
+    """An equivalence rule as a scorer: feedback ``same`` / ``different`` (see the module docstring)."""
+
+    name: str = ""
+    rule: Literal["llm", "tfidf", "embedding"] = "llm"
+    rubric: Literal["full", "component", "none"] = "full"
+    lm: str | None = None
+    api_base: str | None = None
+    api_key_env: str | None = None
+    cache: bool = True
+    _built: Any = PrivateAttr(default=None)
+    _lock: Any = PrivateAttr(default_factory=threading.Lock)
+
+    def model_post_init(self, context: Any) -> None:
+        super().model_post_init(context)
+        if not self.name:
+            self.name = f"equivalence_{self.rule}" + (f"_{self.rubric}" if self.rule == "llm" else "")
+
+    def _rule(self) -> Any:
+        with self._lock:
+            if self._built is None:
+                from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule
+
+                lm = _lm(self.lm, self.api_base, self.api_key_env, self.cache) if self.rule == "llm" and self.lm else None
+                self._built = build_rule(self.rule, RuleOptions(rubric=self.rubric, lm=lm, lm_name=self.lm, threads=1))
+            return self._built
+
+    def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
+                 expectations: dict[str, Any] | None = None) -> Feedback:
+        inputs = dict(inputs or {})
+        first = inputs.get("hypothesis_a")
+        second = inputs.get("hypothesis_b", outputs)
+        if not first or not second:
+            return Feedback(name=self.name, error="the row needs inputs.hypothesis_a and hypothesis_b (or outputs)")
+        (judgment,) = self._rule().judge_pairs([(_hypothesis(first), _hypothesis(second))])
+        if judgment.same is None:
+            return Feedback(name=self.name, error=f"unscored: {judgment.reason}")
+        votes = ", ".join(f"{v.order}={'same' if v.same else 'different' if v.same is not None else 'unscored'}"
+                          for v in judgment.votes)
+        return Feedback(name=self.name, value="same" if judgment.same else "different",
+                        rationale=f"votes: {votes}" if votes else None,
+                        metadata={"score": str(judgment.score), "calls": str(judgment.calls)})
+
+
+def _hypothesis(value: Any) -> Any:
+    if isinstance(value, dict):
+        from tribunal.eval.equiv.hypothesis import Hypothesis
+
+        return Hypothesis.model_validate(value)
+    return _Text(str(value))
+
+
+def log_agreement(result: Any, judge: str, human: str, kind: Literal["mqm", "verdict"] = "mqm") -> Any:
+    """Judge-vs-human agreement of an evaluation result, logged to its run: kappa, accuracy, Pearson
+    (``mqm``), confusion matrix table and plot. ``judge`` / ``human``: the feedback and expectation names."""
+    from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
+    from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement
+    from tribunal.eval.tracking.assessments import log_agreement as log_to_run
+    from tribunal.eval.tracking.mlflow_run import Run
+    import mlflow
+
+    frame = result.result_df
+    judged = [None if _missing(v) else v for v in frame.get(f"{judge}/value", [])]
+    labels = [None if _missing(v) else v for v in frame.get(f"{human}/value", [])]
+    verdicts = [LabelledVerdict(None, h, j) for j, h in zip(judged, labels)]
+    if kind == "mqm":
+        agreement = categorical_agreement(verdicts, MQM_BANDS, mqm_band, scores=True)
+    else:
+        agreement = categorical_agreement(verdicts, ("same", "different"))
+    run = mlflow.get_run(result.run_id)
+    log_to_run(Run(mlflow.MlflowClient(), result.run_id, run.info.experiment_id), agreement,
+               f"{judge} vs {human}", prefix=f"{judge}.vs_human.")
+    return agreement
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
