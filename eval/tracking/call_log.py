@@ -46,6 +46,12 @@ def _call_stage() -> tuple[str, str]:
     return current_call()
 
 
+def _subject() -> str | None:
+    from tribunal.programs.mqm.roles import current_subject
+
+    return current_subject()
+
+
 class CallLog:
     """Predictor calls of one unit of work; thread-safe (an item's calls may run side by side)."""
 
@@ -58,7 +64,7 @@ class CallLog:
     def start_predictor(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         stage, role = _call_stage()
         arguments = inputs.get("kwargs", inputs)
-        record = {"id": call_id, "stage": stage, "role": role,
+        record = {"id": call_id, "stage": stage, "role": role, "subject": _subject(),
                   "signature": getattr(getattr(instance, "signature", None), "__name__", type(instance).__name__),
                   "start": time.time(), "end": None,
                   "inputs": jsonable({k: v for k, v in arguments.items() if k != "config"}),

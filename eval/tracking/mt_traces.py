@@ -30,14 +30,15 @@ ITEM_FIELDS = ("source", "translation", "source_lang", "target_lang")
 
 def _round_of_calls(calls: list[dict[str, Any]], transcript: list[dict[str, Any]], dimension: str) -> list[int | None]:
     debate = next((t for t in transcript if t.get("stage") == "stage2" and t.get("dimension") == dimension), None)
-    turns = [turn for turn in (debate or {}).get("turns", []) if turn.get("source") != "stage1"]
+    # Turns with a source (the stage-1 opening, the paper preset's downgraded opening or rebuttal) cost no call.
+    turns = [turn for turn in (debate or {}).get("turns", []) if not turn.get("source")]
     return [turns[i].get("round") if i < len(turns) else None for i in range(len(calls))]
 
 
 def _debate_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[str, Any]) -> list[SpanNode]:
     by_dimension: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for call in calls:
-        by_dimension[str(call.get("inputs", {}).get("dimension", "?"))].append(call)
+        by_dimension[str(call.get("subject") or call.get("inputs", {}).get("dimension", "?"))].append(call)
     nodes = []
     for dimension, group in by_dimension.items():
         rounds: dict[Any, list[SpanNode]] = defaultdict(list)

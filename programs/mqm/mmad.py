@@ -32,7 +32,7 @@ from tribunal.programs.mqm.debate import DebateCase, make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset
-from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.roles import RoleLMs, about, invoke
 from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.signatures.mqm.coupled import CoupledAssessment
@@ -165,7 +165,7 @@ class MMAD(dspy.Module):
             cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
                                 opening=rationale[dimension] if self.config.opening == "stage1" else None, **langs)
                      for dimension in DIMENSIONS if self.debated(verdicts[dimension])]  # no debate: no call
-            outcomes = fan_out([functools.partial(self.debate, case) for case in cases])
+            outcomes = fan_out([functools.partial(about, case.dimension, self.debate, case) for case in cases])
             for case, outcome in zip(cases, outcomes):
                 dimension = case.dimension
                 verdicts[dimension] = _as_dimension(outcome.errors, dimension)

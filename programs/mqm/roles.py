@@ -30,6 +30,23 @@ class UnusableAnswer(ValueError):
     """An answer that parsed but cannot be scored (e.g. a negative error count): the item is unscored."""
 
 
+_SUBJECT: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_subject", default=None)
+
+
+def current_subject() -> str | None:
+    """What the calls on this thread are about, e.g. the dimension a debate argues (None: the item)."""
+    return _SUBJECT.get()
+
+
+def about(subject: str, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)`` with its LM calls tagged as being about ``subject`` (e.g. a debate's dimension)."""
+    token = _SUBJECT.set(subject)
+    try:
+        return call(*args, **kwargs)
+    finally:
+        _SUBJECT.reset(token)
+
+
 def current_call() -> tuple[str, str]:
     """``(stage, role)`` of the LM call being made on this thread, e.g. ``("stage2", "opposer")``."""
     return _CALL.get()

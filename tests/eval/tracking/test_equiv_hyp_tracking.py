@@ -70,18 +70,20 @@ def test_equiv_generate_logs_a_run_with_counts_and_a_trace_per_attempt(scripted,
     assert len(traces_of(settings, run_id)) == 4
 
 
-def test_hypothesis_workflow_traces_each_slot_with_rounds(scripted, settings, tmp_path):
-    from tests.hyp.test_hyp_workflow import workflow_responder
-    from tribunal.eval.hyp.instance import load_instance
-    from tribunal.eval.hyp.run_job import run_workflow
+def test_hypothesis_workflow_traces_each_opening_with_rounds(scripted, settings, tmp_path):
+    from collections import Counter
 
-    respond, _ = workflow_responder(scripted)
-    lm, _ = scripted.scripted_lm(respond)
+    from tests.hyp.workflow_lm import scripted_responder
+    from tribunal.eval.hyp.instance import load_instance
+    from tribunal.eval.hyp.run_job import RunSettings, run_workflow
+
+    lm, _ = scripted.scripted_lm(scripted_responder(scripted, Counter()))
     instance = load_instance()
-    result = run_workflow(instance, [0, 1], 1, lm, {"model": "scripted/test"}, tmp_path / "runs", settings)
+    run_settings = RunSettings(depths=[0, 1], reruns=1, max_per_opening=1, threads=1)
+    result = run_workflow([instance], run_settings, lm, {"model": "scripted/test"}, tmp_path / "runs", settings)
     traces = traces_of(settings, result.run_id)
     assert len(traces) == 2 * len(instance.opening_hypotheses)
-    deep = next(t for t in traces if t.data.spans[0].name.startswith("workflow d1-r0"))
+    deep = next(t for t in traces if t.data.spans[0].name.startswith(f"workflow {instance.id}/d1-r0"))
     names = [s.name for s in deep.data.spans]
-    assert "propose" in names and "critique round 1" in names
-    assert names.count("engagement judge") == 4 and {"critic", "reviser"} <= set(names)
+    assert "propose" in names and "critique round 1" in names and {"critic", "reviser"} <= set(names)
+    assert "engagement judge" not in names  # the post-hoc judge runs after the workflow, on its own LM

@@ -36,7 +36,9 @@ def check_tree(trace) -> set[str]:
         assert debate.name.removeprefix("debate: ") in DIMENSIONS
         rounds = children(debate, spans)
         assert rounds and all(r.name.startswith("round ") for r in rounds)
-        assert all(c.name in {"defender", "opposer"} for r in rounds for c in children(r, spans))
+        # the paper preset: both debaters each round, then the separate consensus check
+        assert all(c.name in {"defender", "opposer", "consensus"} for r in rounds for c in children(r, spans))
+        assert all({"defender", "opposer"} <= {c.name for c in children(r, spans)} for r in rounds)
     if "stage 3: final judge" in stages:
         assert [s.name for s in children(stages["stage 3: final judge"], spans)] == ["judge"]
     assert root.start_time_ns <= min(s.start_time_ns for s in spans)
@@ -70,7 +72,8 @@ def test_a_tracked_mmad_run_has_a_trace_per_item_datasets_prompts_and_assessment
     assert "judge_vs_human.kappa" in run.data.tags["mlflow.note.content"]  # key metrics first
     assert run.data.metrics["tracking.traces"] == 20 and "judge_vs_human.kappa" in run.data.metrics
     prompts = client.search_prompts(filter_string="name LIKE 'tribunal.%'")
-    assert {"tribunal.AccuracyAssessment", "tribunal.DebateTurn", "tribunal.FinalJudgment"} <= {p.name for p in prompts}
+    assert {"tribunal.GuidedAccuracyAssessment", "tribunal.AccuracyReexamination", "tribunal.ConsensusCheck",
+            "tribunal.MergingJudgment"} <= {p.name for p in prompts}  # the paper preset's signatures
 
 
 def test_a_tuned_program_run_carries_its_name_demo_count_and_prompts(tmp_path, monkeypatch):
@@ -110,7 +113,7 @@ def test_sampling_keeps_unscored_items_and_their_reason(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
     settings = TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db", experiment="sampling")
-    garbage_for_first = lambda number, name, inputs: "garbage" if number < 2 else None  # noqa: E731
+    garbage_for_first = lambda number, name, inputs: "garbage" if number < 1 else None  # noqa: E731
     with loopback_server(synthetic_judge, fault=garbage_for_first) as (api_base, _):
         config = loopback_config(api_base, tmp_path / "out", limit=8, rated_only=True, concurrency=1,
                                  program="gemba-mqm")
