@@ -3,13 +3,15 @@
 ``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
 (:mod:`mqm_fakes`), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
 timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted, and so is the peak
-of requests being answered at once (``state.peak``).
+of requests being answered at once (``state.peak``). ``jitter`` spreads each response time uniformly
+over ``latency +- jitter`` (seeded, so a run is repeatable); the default 0 keeps it fixed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 import socket
 import threading
 import time
@@ -22,8 +24,10 @@ Fault = Callable[[int, str, dict[str, Any]], "str | None"]
 
 
 class LoopbackState:
-    def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float):
+    def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float, jitter: float = 0.0):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
+        self.jitter = jitter
+        self.random = random.Random(0)
         self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
         self.system_prompts: list[str] = []
         self.lock = threading.Lock()
@@ -81,10 +85,11 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 fault = state.fault(number, name, inputs) if state.fault else None
                 state.hits.append((name, fault, inputs))
                 state.system_prompts.append(system)
-            if state.latency:
+                latency = state.latency + (state.random.uniform(-state.jitter, state.jitter) if state.jitter else 0.0)
+            if latency:
                 # The latency is the server's whole response time: its own parsing and answering
                 # count inside it, as an LM server's prefill and decoding do.
-                time.sleep(max(0.0, state.latency - (time.perf_counter() - received)))
+                time.sleep(max(0.0, latency - (time.perf_counter() - received)))
             if fault == "429":
                 return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "0"})
             if fault == "500":
@@ -106,9 +111,9 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
 
 @contextlib.contextmanager
 def loopback_server(responder: Responder, fault: Fault | None = None, latency: float = 0.0,
-                    hang: float = 2.0) -> Iterator[tuple[str, LoopbackState]]:
+                    hang: float = 2.0, jitter: float = 0.0) -> Iterator[tuple[str, LoopbackState]]:
     """``(api_base, state)`` of a running server; shut down on exit."""
-    state = LoopbackState(responder, fault, latency, hang)
+    state = LoopbackState(responder, fault, latency, hang, jitter)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
