@@ -16,6 +16,19 @@ from tribunal.programs.mqm.mmad import MMADConfig
 DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt"}
 
 
+class BatchSettings(BaseModel):
+    """Batch mode (``--batch``): the providers' batch APIs instead of online calls, at the batch price."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    poll_seconds: float = Field(30.0, gt=0, description="first wait between status checks (grows 1.5x per check)")
+    poll_max_seconds: float = Field(600.0, gt=0, description="longest wait between status checks")
+    attempts: int = Field(2, ge=1, le=5, description="batches a failed or expired request is sent in before its "
+                                                    "item is unscored")
+    max_requests: int | None = Field(None, ge=1, description="requests per batch (default: the provider's limit)")
+
+
 class EvaluateConfig(BaseModel):
     """Everything one MT judge run depends on."""
 
@@ -36,6 +49,7 @@ class EvaluateConfig(BaseModel):
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
+    batch: BatchSettings = BatchSettings()
     out: Path = Path("tribunal-out/mt")
     demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")

@@ -134,7 +134,12 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
         clock["start"] = time.perf_counter()
 
-    if pending and config.processes > 1 and engine is None:
+    batch_stats = None
+    if pending and config.batch.enabled:
+        from tribunal.eval.mt.batch.runner import judge_in_batches
+
+        batch_stats = judge_in_batches(config, pending, languages, journal, landed, start_clock)
+    elif pending and config.processes > 1 and engine is None:
         from tribunal.eval.mt.processes import judge_in_processes
 
         program_factory(config)  # bad settings or data fail here, with their own message, before any worker
@@ -154,6 +159,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     summary["debate"] = debate_summary(results)
     summary["resumed_items"] = done
     summary["setup_seconds"] = clock["start"] - setup_started
+    if batch_stats is not None:
+        summary["batch"] = batch_stats
     slice_hash = text_hash("\n".join(sorted(items.items)))
     run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
     result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results,

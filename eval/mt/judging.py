@@ -25,9 +25,11 @@ def unscored_reason(exc: BaseException) -> str | None:
     import pydantic
     from dspy.utils import exceptions as dx
 
+    from tribunal.eval.mt.batch.engine import BatchRequestFailed
     from tribunal.programs.mqm.roles import UnusableAnswer
 
     labels = [
+        (BatchRequestFailed, "batch request failed"),
         (dx.AdapterParseError, "unparseable answer"),
         (dx.LMRateLimitError, "rate limited (retries exhausted)"),
         (dx.LMTimeoutError, "timeout (retries exhausted)"),

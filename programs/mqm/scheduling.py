@@ -113,10 +113,15 @@ def _claimed(slots: CallSlots) -> Iterator[None]:
 
 
 class Scheduler:
-    """Call slots plus, optionally, an executor for fanning out an item's independent calls."""
+    """Call slots plus, optionally, an executor for fanning out an item's independent calls.
 
-    def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None):
-        self.slots, self.executor = slots, executor
+    ``gather`` replaces how independent calls are run altogether (batch mode runs them one after
+    another, each possibly parking, and raises only after all were tried).
+    """
+
+    def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
+                 gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None):
+        self.slots, self.executor, self.gather = slots, executor, gather
 
 
 _SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
@@ -170,6 +175,8 @@ def fan_out(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     from inside it could deadlock.
     """
     scheduler = _SCHEDULER.get()
+    if scheduler is not None and scheduler.gather is not None:
+        return scheduler.gather(calls)
     if scheduler is None or scheduler.executor is None or len(calls) < 2 or _NESTED.get():
         return [call() for call in calls]
     futures = [scheduler.executor.submit(contextvars.copy_context().run, _nested, call) for call in calls[1:]]
