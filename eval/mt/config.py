@@ -29,6 +29,17 @@ class BatchSettings(BaseModel):
     max_requests: int | None = Field(None, ge=1, description="requests per batch (default: the provider's limit)")
 
 
+class RouterSettings(BaseModel):
+    """Several endpoints of the same model (``--api-base`` repeated) balanced by LiteLLM's Router."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoints: list[str] = []
+    strategy: Literal["least-busy", "simple-shuffle"] = "least-busy"
+    retries: int = Field(3, ge=0, le=10, description="tries on other endpoints after a failed call")
+    cooldown_seconds: float = Field(30.0, ge=0, description="a failed endpoint gets no calls for this long")
+
+
 class EvaluateConfig(BaseModel):
     """Everything one MT judge run depends on."""
 
@@ -50,6 +61,7 @@ class EvaluateConfig(BaseModel):
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
     batch: BatchSettings = BatchSettings()
+    router: RouterSettings = RouterSettings()
     out: Path = Path("tribunal-out/mt")
     demos: int = Field(2, ge=0, le=8, description="few-shot demos per dimension agent (GEMBA-MQM uses 3)")
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")

@@ -61,6 +61,10 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     from tribunal.programs.mqm.registry import build_program
     from tribunal.programs.mqm.roles import RoleLMs
 
+    if engine is None and len(config.router.endpoints) > 1:
+        from tribunal.eval.mt.router import RouterEngine, build_router
+
+        engine = RouterEngine(build_router(config))
     # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
