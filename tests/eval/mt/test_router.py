@@ -2,51 +2,15 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 
 import pytest
 
+from tests.support.loopback_process import Endpoint
 from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 from .helpers import KEY_ENV, SECRET, loopback_config
-
-
-def serve(hits, port_pipe, stop) -> None:
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-    from tests.support.loopback import loopback_server
-    from tests.support.mqm_fakes import synthetic_judge
-
-    with loopback_server(synthetic_judge, latency=0.02) as (api_base, state):
-        port_pipe.send(api_base)
-        while not stop.wait(0.01):
-            hits.value = len(state.hits)
-
-
-class Endpoint:
-    """A loopback server in its own process, so it can be killed like a crashed replica."""
-
-    def __init__(self):
-        context = multiprocessing.get_context("spawn")
-        self.hits, self.stop = context.Value("i", 0), context.Event()
-        receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=serve, args=(self.hits, send, self.stop), daemon=True)
-        self.process.start()
-        self.api_base = receive.recv()
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.join(timeout=5)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.kill()
 
 
 @pytest.mark.slow
