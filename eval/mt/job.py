@@ -65,6 +65,10 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         from tribunal.eval.mt.router import RouterEngine, build_router
 
         engine = RouterEngine(build_router(config))
+    elif engine is None and not config.role_lms:
+        from tribunal.eval.mt.connections import pooled_engine
+
+        engine = pooled_engine(config.lm, config.concurrency)
     # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
