@@ -27,6 +27,30 @@ SETTINGS_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
 _ABLATION_ONLY = ("gemba-esa", "mqm-ape")
 
 
+class BatchSettings(BaseModel):
+    """Batch mode (``--batch``): the providers' batch APIs instead of online calls, at the batch price."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = False
+    poll_seconds: float = Field(30.0, gt=0, description="first wait between status checks (grows 1.5x per check)")
+    poll_max_seconds: float = Field(600.0, gt=0, description="longest wait between status checks")
+    attempts: int = Field(2, ge=1, le=5, description="batches a failed or expired request is sent in before its "
+                                                    "item is unscored")
+    max_requests: int | None = Field(None, ge=1, description="requests per batch (default: the provider's limit)")
+
+
+class RouterSettings(BaseModel):
+    """Several endpoints of the same model (``--api-base`` repeated) balanced by LiteLLM's Router."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    endpoints: list[str] = []
+    strategy: Literal["least-busy", "simple-shuffle"] = "least-busy"
+    retries: int = Field(3, ge=0, le=10, description="tries on other endpoints after a failed call")
+    cooldown_seconds: float = Field(30.0, ge=0, description="a failed endpoint gets no calls for this long")
+
+
 class EvaluateConfig(BaseModel):
     """Everything one MT judge run depends on."""
 
@@ -57,6 +81,8 @@ class EvaluateConfig(BaseModel):
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
+    batch: BatchSettings = BatchSettings()
+    router: RouterSettings = RouterSettings()
     out: Path | None = Field(None, description="output folder (default: tribunal-out/mt/<configuration>, see output_dir)")
     demos: int | None = Field(None, ge=0, le=8, description="few-shot demos per M-MAD stage-1 agent (default: "
                                                            "the preset's, 4 for paper, 2 for lean; GEMBA-style "

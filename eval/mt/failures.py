@@ -23,9 +23,11 @@ def classify_failure(exc: BaseException) -> Failure | None:
     import pydantic
     from dspy.utils import exceptions as dx
 
+    from tribunal.eval.mt.batch.engine import BatchRequestFailed
     from tribunal.programs.mqm.roles import UnusableAnswer
 
     table = [
+        (BatchRequestFailed, "batch request failed", True),  # failed or expired in every batch it was sent in
         (dx.AdapterParseError, "unparseable answer", False),
         (dx.LMRateLimitError, "rate limited (retries exhausted)", True),
         (dx.LMTimeoutError, "timeout (retries exhausted)", True),

@@ -77,6 +77,14 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     from tribunal.programs.mqm.registry import build_program
     from tribunal.programs.mqm.roles import RoleLMs
 
+    if engine is None and len(config.router.endpoints) > 1:
+        from tribunal.eval.mt.router import RouterEngine, build_router
+
+        engine = RouterEngine(build_router(config))
+    elif engine is None and not config.role_lms:
+        from tribunal.eval.mt.connections import pooled_engine
+
+        engine = pooled_engine(config.lm, config.concurrency)
     # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
@@ -187,8 +195,13 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
             clock["start"] = time.perf_counter()
 
+        batch_stats = None
         try:
-            if pending and config.processes > 1 and engine is None:
+            if pending and config.batch.enabled:
+                from tribunal.eval.mt.batch.runner import judge_in_batches
+
+                batch_stats = judge_in_batches(config, pending, languages, journal, landed, start_clock)
+            elif pending and config.processes > 1 and engine is None:
                 from tribunal.eval.mt.processes import judge_in_processes
 
                 program_factory(config)  # bad settings or data fail here, with their own message, before any worker
@@ -216,6 +229,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         summary["resumed_items"] = done
         summary["setup_seconds"] = clock["start"] - setup_started
         summary["system_scores_gap"] = system_level_gap(items, results)
+        if batch_stats is not None:
+            summary["batch"] = batch_stats
         scores = covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ())
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds))
@@ -252,6 +267,8 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
+    metrics |= {f"batch.{k}": float(v) for k, v in (summary.get("batch") or {}).items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)}
     metrics |= tracked or {}
     run.log_params(params)
     run.log_metrics(metrics)

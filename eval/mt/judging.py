@@ -19,7 +19,7 @@ from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
-from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
+from tribunal.programs.mqm.scheduling import ADMISSION, CallSlots, Scheduler, Ticket, scheduled
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -68,14 +68,13 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
     )
 
 
-def items_in_flight(concurrency: int) -> int:
-    """Items judged at once for ``concurrency`` call slots.
+def max_items_in_flight(concurrency: int) -> int:
+    """A ceiling on items judged at once (one thread each), far above what keeps the slots busy.
 
-    An item spends part of its time between calls (parsing, the journal) and a debate uses one
-    slot at a time, so the slots only stay busy with more items than slots; the surplus items
-    wait for slots behind the older ones and cost an idle thread each.
+    Items are admitted by free call slots (:data:`~tribunal.programs.mqm.scheduling.ADMISSION`), so
+    the number in flight settles where every slot has a waiting call; this only bounds the threads.
     """
-    return concurrency + max(4, concurrency // 2)
+    return 3 * concurrency + 16
 
 
 def judge_all(
@@ -89,44 +88,66 @@ def judge_all(
 ) -> None:
     """Judge every item with at most ``concurrency`` LM calls in flight; each result is journaled as it lands.
 
-    Calls of items started earlier get free slots first, so started items finish before new ones
+    A new item starts when a call slot is free and no started item's call is waiting for one: the
+    slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
+    Calls of items started earlier get freed slots first, so started items finish before new ones
     begin. ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
     different dimensions) concurrently, within the same slots.
     """
     slots = CallSlots(concurrency)
     local = threading.local()
-    width = items_in_flight(concurrency)
+    ceiling = max_items_in_flight(concurrency)
 
     with contextlib.ExitStack() as stack:
         calls = stack.enter_context(ThreadPoolExecutor(concurrency, thread_name_prefix="judge-call")) if fan_out else None
         scheduler = Scheduler(slots, calls)
 
-        def work(number: int, item: JudgeItem) -> ItemResult:
-            if not hasattr(local, "program"):
-                local.program = make_program()
-            with scheduled(scheduler, priority=number):
+        def work(number: int, item: JudgeItem, ticket: Ticket) -> ItemResult:
+            try:
+                if not hasattr(local, "program"):
+                    local.program = make_program()
+            except BaseException:
+                ticket.release_unused()
+                raise
+            with scheduled(scheduler, priority=number, ticket=ticket):
                 result = judge_item(local.program, item, languages)
             journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
             return result
 
         pending = enumerate(items)
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=width, thread_name_prefix="judge"))
-        running = set()
+        pool = stack.enter_context(ThreadPoolExecutor(max_workers=ceiling, thread_name_prefix="judge"))
+        admitter = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-admit"))
+        running: dict = {}  # future -> the ticket its item started with
+        admission = None  # a future holding a free slot once no started item wants one
+        exhausted = False
         try:
             while True:
-                while len(running) < width:
+                if admission is None and not exhausted and len(running) < ceiling:
+                    admission = admitter.submit(slots.acquire, ADMISSION)
+                waiting = set(running) | ({admission} if admission else set())
+                if not waiting:
+                    return
+                finished, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                if admission in finished:
+                    finished.discard(admission)
+                    admission.result()
+                    admission = None
                     entry = next(pending, None)
                     if entry is None:
-                        break
-                    running.add(pool.submit(work, *entry))
-                if not running:
-                    return
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                        slots.release()
+                        exhausted = True
+                    else:
+                        ticket = Ticket(slots)
+                        running[pool.submit(work, *entry, ticket)] = ticket
                 for future in finished:
+                    del running[future]
                     result = future.result()
                     if on_result:
                         on_result(result)
         except BaseException:
-            for future in running:
-                future.cancel()
+            for future, ticket in running.items():
+                if future.cancel():
+                    ticket.release_unused()
+            if admission is not None:  # it gets its slot once the started items are done: give it back
+                admission.add_done_callback(lambda f: f.exception() is None and slots.release())
             raise

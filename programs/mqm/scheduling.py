@@ -6,6 +6,11 @@ global and a program run without one is unchanged: calls one after another, no l
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
 are served by item priority (the runner numbers items in start order), so items already started
 finish before new ones take slots: that keeps the run's tail short.
+
+A runner admits a new item only when a slot is free and no started item's call wants it: it waits
+for a slot at :data:`ADMISSION` priority (behind every item) and hands that slot to the new item as a
+:class:`Ticket`, which the item's first call uses. So the number of items in flight follows the free
+slots instead of a fixed window.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import contextlib
 import contextvars
 import heapq
 import itertools
+import math
 import threading
 from concurrent.futures import Executor
 from typing import Any, Callable, Iterator, Sequence
@@ -74,33 +80,80 @@ class CallSlots:
             self.release()
 
 
-class Scheduler:
-    """Call slots plus, optionally, an executor for fanning out an item's independent calls."""
+ADMISSION = math.inf
+"""The priority a runner waits at to start a new item: after every waiting call of a started item."""
 
-    def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None):
-        self.slots, self.executor = slots, executor
+
+class Ticket:
+    """A call slot taken for an item before it started; the item's first call uses it (once)."""
+
+    def __init__(self, slots: CallSlots):
+        self.slots = slots
+        self._lock = threading.Lock()
+        self._held = True
+
+    def claim(self) -> bool:
+        """True for the one caller that gets the slot; it must release it to ``slots``."""
+        with self._lock:
+            held, self._held = self._held, False
+        return held
+
+    def release_unused(self) -> None:
+        """Give the slot back if no call used it (an item that made no call, or failed first)."""
+        if self.claim():
+            self.slots.release()
+
+
+@contextlib.contextmanager
+def _claimed(slots: CallSlots) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        slots.release()
+
+
+class Scheduler:
+    """Call slots plus, optionally, an executor for fanning out an item's independent calls.
+
+    ``gather`` replaces how independent calls are run altogether (batch mode runs them one after
+    another, each possibly parking, and raises only after all were tried).
+    """
+
+    def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
+                 gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None):
+        self.slots, self.executor, self.gather = slots, executor, gather
 
 
 _SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
 _PRIORITY: contextvars.ContextVar[float] = contextvars.ContextVar("tribunal_priority", default=0)
+_TICKET: contextvars.ContextVar[Ticket | None] = contextvars.ContextVar("tribunal_ticket", default=None)
 
 
 @contextlib.contextmanager
-def scheduled(scheduler: Scheduler | None, priority: float = 0) -> Iterator[None]:
-    """Run the enclosed program calls under ``scheduler``, with the item's ``priority`` (lower first)."""
-    tokens = (_SCHEDULER.set(scheduler), _PRIORITY.set(priority))
+def scheduled(scheduler: Scheduler | None, priority: float = 0, ticket: Ticket | None = None) -> Iterator[None]:
+    """Run the enclosed program calls under ``scheduler``, with the item's ``priority`` (lower first).
+
+    ``ticket``: a slot already taken for this item (its first call uses it; given back if unused).
+    """
+    tokens = (_SCHEDULER.set(scheduler), _PRIORITY.set(priority), _TICKET.set(ticket))
     try:
         yield
     finally:
+        if ticket is not None:
+            ticket.release_unused()
+        _TICKET.reset(tokens[2])
         _PRIORITY.reset(tokens[1])
         _SCHEDULER.reset(tokens[0])
 
 
 def call_slot() -> contextlib.AbstractContextManager:
-    """Hold a call slot of the current scheduler (a no-op without one)."""
+    """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first."""
     scheduler = _SCHEDULER.get()
     if scheduler is None or scheduler.slots is None:
         return contextlib.nullcontext()
+    ticket = _TICKET.get()
+    if ticket is not None and ticket.claim():
+        return _claimed(ticket.slots)
     return scheduler.slots.hold(_PRIORITY.get())
 
 
@@ -122,6 +175,8 @@ def fan_out(calls: Sequence[Callable[[], Any]]) -> list[Any]:
     from inside it could deadlock.
     """
     scheduler = _SCHEDULER.get()
+    if scheduler is not None and scheduler.gather is not None:
+        return scheduler.gather(calls)
     if scheduler is None or scheduler.executor is None or len(calls) < 2 or _NESTED.get():
         return [call() for call in calls]
     futures = [scheduler.executor.submit(contextvars.copy_context().run, _nested, call) for call in calls[1:]]

@@ -171,3 +171,43 @@ def test_paper_debaters_speak_at_once_under_a_scheduler():
     assert "accuracy" in out.debates and state["peak"] >= 2  # A1 and A2 of a round overlap
     turns = next(t for t in out.transcript if t.get("dimension") == "accuracy")["turns"]
     assert [t["role"] for t in turns[:4]] == ["defender", "opposer", "defender", "opposer"]  # order kept
+
+
+def test_admission_waits_behind_every_started_items_call_and_its_ticket_serves_the_first_call():
+    from tribunal.programs.mqm.scheduling import ADMISSION, Ticket
+
+    slots = CallSlots(1)
+    slots.acquire(priority=0)
+    order: list[str] = []
+
+    def admit() -> None:
+        slots.acquire(ADMISSION)
+        order.append("admitted")
+
+    def call() -> None:
+        with slots.hold(5):
+            order.append("call")
+
+    threads = [threading.Thread(target=admit), threading.Thread(target=call)]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)  # the admission queued first
+    slots.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert order == ["call", "admitted"]  # a started item's call goes before a new item
+    ticket = Ticket(slots)  # the admitted slot, handed to the new item
+    with scheduled(Scheduler(slots, None), priority=9, ticket=ticket):
+        with call_slot():  # uses the ticket: no second slot is taken (size 1, so it would block)
+            assert slots.peak == 1
+    assert slots._busy == 0  # the call gave the ticket's slot back
+
+
+def test_an_unused_ticket_is_given_back_when_the_item_ends():
+    from tribunal.programs.mqm.scheduling import Ticket
+
+    slots = CallSlots(1)
+    slots.acquire()
+    with scheduled(Scheduler(slots, None), ticket=Ticket(slots)):
+        pass  # an item that made no call (or failed before its first)
+    assert slots._busy == 0

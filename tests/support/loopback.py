@@ -3,13 +3,15 @@
 ``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
 (:mod:`mqm_fakes`, written by an optional ``render`` hook), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
 timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted, and so is the peak
-of requests being answered at once (``state.peak``).
+of requests being answered at once (``state.peak``). ``jitter`` spreads each response time uniformly
+over ``latency +- jitter`` (seeded, so a run is repeatable); the default 0 keeps it fixed.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 import socket
 import threading
 import time
@@ -25,9 +27,11 @@ RawResponder = Callable[[dict[str, Any]], "tuple[str, str]"]
 
 class LoopbackState:
     def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float,
-                 render: Renderer | None = None, respond_raw: RawResponder | None = None):
+                 render: Renderer | None = None, respond_raw: RawResponder | None = None, jitter: float = 0.0):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
         self.render, self.respond_raw = render, respond_raw
+        self.jitter = jitter
+        self.random = random.Random(0)
         self.hits: list[tuple[str, str | None, dict[str, Any]]] = []
         self.bodies: list[bytes] = []  # every request body, byte for byte, in arrival order
         self.system_prompts: list[str] = []
@@ -91,10 +95,11 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 state.hits.append((name, fault, inputs))
                 state.bodies.append(raw)
                 state.system_prompts.append(system)
-            if state.latency:
+                latency = state.latency + (state.random.uniform(-state.jitter, state.jitter) if state.jitter else 0.0)
+            if latency:
                 # The latency is the server's whole response time: its own parsing and answering
                 # count inside it, as an LM server's prefill and decoding do.
-                time.sleep(max(0.0, state.latency - (time.perf_counter() - received)))
+                time.sleep(max(0.0, latency - (time.perf_counter() - received)))
             if fault == "429":
                 return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "0"})
             if fault == "500":
@@ -116,14 +121,14 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
 
 @contextlib.contextmanager
 def loopback_server(responder: Responder | None = None, fault: Fault | None = None, latency: float = 0.0,
-                    hang: float = 2.0, render: Renderer | None = None,
-                    respond_raw: RawResponder | None = None) -> Iterator[tuple[str, LoopbackState]]:
+                    hang: float = 2.0, render: Renderer | None = None, respond_raw: RawResponder | None = None,
+                    jitter: float = 0.0) -> Iterator[tuple[str, LoopbackState]]:
     """``(api_base, state)`` of a running server; shut down on exit.
 
     ``render`` writes the answers (e.g. :func:`tests.support.deviations.deviating_renderer`);
     ``respond_raw`` answers whole request bodies instead of the MQM ``responder``.
     """
-    state = LoopbackState(responder, fault, latency, hang, render, respond_raw)
+    state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

@@ -24,7 +24,12 @@ def evaluate(
     ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="Ablation (repeatable): stage1 | stage2 | stage3 (mmad), spans (gemba-esa), verifier (mqm-ape)."),
     topic: Optional[str] = typer.Option(None, "--topic", help="Debate topic: severity | category | free."),
     lm: Optional[str] = typer.Option(None, "--lm", help="Default LM, e.g. openai/gpt-4o-mini."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="OpenAI-compatible endpoint URL."),
+    api_base: Optional[List[str]] = typer.Option(
+        None, "--api-base", help="Endpoint URL; repeat it for several replicas of the model (LiteLLM's Router balances them)."),
+    routing: Optional[str] = typer.Option(None, "--routing", help="With several --api-base: least-busy (default) | simple-shuffle."),
+    batch: Optional[bool] = typer.Option(None, "--batch", help="Send the calls through the provider's batch API "
+                                         "(OpenAI, vLLM, Anthropic) at the batch price; results take longer."),
+    batch_poll: Optional[float] = typer.Option(None, "--batch-poll", help="First wait between batch status checks, seconds (default 30)."),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Env variable holding the API key."),
     cache: Optional[bool] = typer.Option(
         None, "--cache/--no-cache",
@@ -63,7 +68,10 @@ def evaluate(
     mmad = {"preset": preset, "strategy": strategy, "rounds": rounds, "topic": topic}
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
-             "lm": {"model": lm, "api_base": api_base, "api_key_env": api_key_env, "cache": cache},
+             "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
+                    "cache": cache},
+             "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
+             "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
     # A tuned export brings its program and settings; explicit flags still override the settings.
@@ -169,6 +177,12 @@ def print_summary(console, result) -> None:
     if s.get("system_scores_gap"):
         console.print(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
                       "test set only")
+    if s.get("batch"):
+        b = s["batch"]
+        spend = "unknown price" if b["spend_usd_batch_price"] is None else f"${b['spend_usd_batch_price']:.4f} at the batch price"
+        console.print(f"batches: {b['batches']} in {b['steps']} steps, {b['requests']} requests "
+                      f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
+                      f"{b['output_tokens']} out: {spend}")
     console.print(f"wall time: {s['wall_seconds']:.1f} s")
     console.print(f"signature: {result.signature}")
     if result.run_id:
