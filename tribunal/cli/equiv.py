@@ -11,29 +11,13 @@ import typer
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.errors import UserError
+from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, build_cli_lm
+from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
 
 app = typer.Typer(no_args_is_help=True)
 
 SuiteOption = typer.Option(None, "--suite", help="Suite JSONL (seeds and/or checked pairs; default: the shipped suite).")
-LmOption = typer.Option(None, "--lm", help="LiteLLM model for the LLM judge, e.g. openai/gpt-4o-mini.")
-ApiBaseOption = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
-
-
-def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float):
-    """A dspy.LM from the shared --lm/--api-base options (``None`` without --lm)."""
-    if not math.isfinite(temperature) or temperature < 0:
-        raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
-    if lm is None:
-        if api_base:
-            raise UserError("--api-base needs --lm MODEL")
-        return None
-    from tribunal.programs.lm import LMSettings, build_lm
-
-    try:
-        return build_lm(LMSettings(model=lm, api_base=api_base, temperature=temperature))
-    except ValueError as err:
-        raise UserError(str(err)) from err
 
 
 def load_suite_or_fail(path: Optional[Path]):
@@ -154,6 +138,8 @@ def audit(
     rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
     lm: Optional[str] = LmOption,
     api_base: Optional[str] = ApiBaseOption,
+    api_key_env: Optional[str] = ApiKeyEnvOption,
+    cache: bool = CacheOption,
     temperature: float = typer.Option(0.0, "--temperature", help="LLM judge sampling temperature."),
     tfidf_threshold: float = typer.Option(defaults.TFIDF_THRESHOLD, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
     embedding_threshold: str = typer.Option(
@@ -171,7 +157,8 @@ def audit(
         defaults.CASCADE_LOW, "--cascade-low", help="Cascade: chain score below which a pair is 'different' without the LLM."),
     cascade_high: float = typer.Option(
         defaults.CASCADE_HIGH, "--cascade-high", help="Cascade: chain score at or above which a pair is 'same' without the LLM."),
-    repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency)."),
+    repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency); "
+                                "with more than one, the LLM judge's answers never come from the response cache."),
     threads: int = typer.Option(4, "--threads", min=1, help="Concurrent LLM calls."),
     program: Optional[str] = typer.Option(
         None, "--program", help="The LLM judge: equiv-llm (default) or a tuned export (.json) from `tribunal export`."
@@ -195,7 +182,8 @@ def audit(
     if out is not None:
         writable_folder(out, "--out")
     loaded = load_pairs_or_suite(suite, pairs)
-    options["lm"] = build_cli_lm(lm, api_base, temperature)
+    # Repeats meant to be independent must be fresh calls: a cached answer would make them agree by construction.
+    options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1)
     if program is not None:
         from tribunal.optimizers.program_source import resolve_program
 
@@ -204,6 +192,9 @@ def audit(
     rule_objs = build_rules(rules, rubric, options)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
+    notice = independent_repeats_notice(repeats, temperature, "--repeats") if options["lm"] is not None else None
+    if notice:
+        make_console(stderr=True).print(f"[yellow]note:[/yellow] {notice}")
     if out is None:
         from tribunal.eval.tracking.run_names import config_folder
 
@@ -291,6 +282,8 @@ def _fmt(value) -> str:
 def generate(
     lm: str = typer.Option(..., "--lm", help="LiteLLM model that writes the perturbations."),
     api_base: Optional[str] = ApiBaseOption,
+    api_key_env: Optional[str] = ApiKeyEnvOption,
+    cache: bool = CacheOption,
     suite: Optional[Path] = SuiteOption,
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
@@ -304,7 +297,7 @@ def generate(
     from tribunal.eval.tracking.generate_run import run_generation
 
     writable_file(out, "--out")
-    lm_obj = build_cli_lm(lm, api_base, temperature)
+    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     result, run_id = run_generation(load_suite_or_fail(suite), lm_obj, lm, settings, out, temperature, attempts)
     console = make_console()

@@ -10,6 +10,7 @@ import typer
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.errors import UserError
+from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, build_cli_lm
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -33,7 +34,10 @@ def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
 @app.command("run")
 def run(
     lm: str = typer.Option(..., "--lm", help="LiteLLM model for the proposer, critic and reviser (the generation model)."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    api_base: Optional[str] = ApiBaseOption,
+    api_key_env: Optional[str] = ApiKeyEnvOption,
+    cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse DSPy's response cache for a resumed run folder "
+                               "(reruns are never answered from it: each lineage samples with its own rollout id)."),
     instance: Optional[List[Path]] = typer.Option(
         None, "--instance", help="Instance file (repeatable): a JSON object, a JSON list or JSON Lines, each with id, "
         "research_question, observed_finding, opening_hypotheses and optional evidence passages. "
@@ -58,7 +62,6 @@ def run(
     experiment: str = Experiment,
 ) -> None:
     """Run the proposer/critic workflow per instance and depth, several times; then judge engagement."""
-    from tribunal.cli.equiv import build_cli_lm
     from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.hyp.instance import load_instances
     from tribunal.eval.hyp.run_job import RunSettings, run_workflow
@@ -83,11 +86,11 @@ def run(
         console.print("[yellow]--temperature 0: the reruns are fresh calls, but a deterministic model "
                       "will answer them alike[/yellow]")
     settings = RunSettings(depths=_depths(depths), reruns=reruns, max_per_opening=max_per_opening, threads=threads)
-    lm_obj = build_cli_lm(lm, api_base, temperature)
+    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
     judge_obj = judge_public = None
     if engagement:
-        judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature)
+        judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature, api_key_env, cache)
         judge_public = LMSettings(model=judge_lm or lm, api_base=api_base, temperature=judge_temperature).public()
     result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
                           judge_obj, judge_public)
@@ -113,7 +116,9 @@ def divergence(
     rules: str = typer.Option("tfidf,embedding", "--rules", help="Comma-separated rules: tfidf, embedding, llm."),
     rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
     lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm rule (temperature 0)."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server."),
+    api_base: Optional[str] = ApiBaseOption,
+    api_key_env: Optional[str] = ApiKeyEnvOption,
+    cache: bool = CacheOption,
     tfidf_threshold: float = typer.Option(0.25, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
     embedding_threshold: float = typer.Option(0.77, "--embedding-threshold", help="Embedding cosine threshold."),
     embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline) or another embedder."),
@@ -136,7 +141,7 @@ def divergence(
     experiment: str = Experiment,
 ) -> None:
     """Instance-averaged extra divergence per depth pair with its permutation p, per-instance rows, clusters, engagement."""
-    from tribunal.cli.equiv import build_cli_lm, build_rules
+    from tribunal.cli.equiv import build_rules
     from tribunal.eval.hyp.divergence import MATCHINGS
     from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence
     from tribunal.eval.data.output_paths import writable_folder
@@ -149,7 +154,7 @@ def divergence(
                                   max_states=exact_limit, samples=samples, seed=seed, frame_judge=frame_judge)
     writable_folder(out or run_dir / "divergence", "--out")
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
-                   lm=build_cli_lm(lm, api_base, 0.0), lm_name=lm)
+                   lm=build_cli_lm(lm, api_base, 0.0, api_key_env, cache), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)
     try:
         result = run_divergence(run_dir, rule_objs, tracking_settings(tracking_uri, no_track, experiment),

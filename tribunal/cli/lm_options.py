@@ -1,0 +1,51 @@
+"""The LM options every command with an LM shares, and the LM they build.
+
+``--lm MODEL`` (a LiteLLM/DSPy name), ``--api-base URL``, ``--api-key-env VAR`` (the variable
+holding the key; the key itself never appears on a command line) and ``--cache/--no-cache``
+(DSPy's response cache: on by default, keyed by model, endpoint and request; answers it serves
+are counted apart and cost nothing).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import typer
+
+from tribunal.cli.errors import UserError
+
+LmOption = typer.Option(None, "--lm", help="LiteLLM model name, e.g. openai/gpt-4o-mini.")
+ApiBaseOption = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
+ApiKeyEnvOption = typer.Option(None, "--api-key-env",
+                               help="Environment variable holding the API key (default: the provider's usual one).")
+CacheOption = typer.Option(True, "--cache/--no-cache",
+                           help="Reuse DSPy's response cache (keyed by model, endpoint and request); "
+                                "answers it serves are counted apart and cost nothing.")
+
+
+def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
+                 cache: bool = True) -> Any:
+    """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
+    if not math.isfinite(temperature) or temperature < 0:
+        raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
+    if lm is None:
+        if api_base or api_key_env:
+            raise UserError(f"{'--api-base' if api_base else '--api-key-env'} needs --lm MODEL")
+        return None
+    from tribunal.programs.lm import LMSettings, build_lm
+
+    try:
+        return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
+                                   cache=cache))
+    except ValueError as err:
+        raise UserError(str(err)) from err
+
+
+def independent_repeats_notice(repeats: int, temperature: float, what: str) -> str | None:
+    """What to tell the user when ``repeats`` judgments meant to be independent run at ``temperature``."""
+    if repeats > 1 and temperature == 0:
+        return (f"{what}: the {repeats} repeats are fresh calls (never from the response cache), but at "
+                "--temperature 0 a deterministic model answers them alike: they measure only the "
+                "provider's own nondeterminism")
+    return None
