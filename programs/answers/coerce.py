@@ -27,6 +27,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _LABEL = re.compile(r"^[A-Za-z][\w ]{0,30}:\s*")
 _DECORATION = "*`'\"“”‘’«»"
+_HIERARCHY = re.compile(r"\s*(?:/|>|::|:|\|)\s*")
+_EMPTY = {"none", "no errors", "no error", "n/a", "na", "empty", "nothing", "[]", "no errors found", "nil", "null"}
 _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 
 
@@ -48,6 +50,11 @@ def _literal(value: Any, allowed: tuple) -> Any:
     label = normalise_label(value)
     if label in labels:
         return labels[label]
+    # A label under its parent: "Accuracy/Mistranslation", "fluency > grammar", "Style: awkward".
+    parts = [normalise_label(p) for p in _HIERARCHY.split(value) if p.strip()]
+    known = [labels[p] for p in parts if p in labels]
+    if len(parts) > 1 and len(known) == 1:
+        return known[0]
     # A label followed by its justification: "Major (the meaning changes)", "same - both start ...".
     text = unicodedata.normalize("NFKC", value)
     annotated = [a for a in labels.values() if _annotated(a).match(text)]
@@ -147,6 +154,8 @@ def coerce(value: Any, annotation: Any) -> Any:
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return _literal(value.strip() if isinstance(value, str) else value, tuple(m.value for m in annotation))
     if origin in (list, tuple, set) and get_args(annotation):
+        if value is None or (isinstance(value, str) and normalise_label(value).rstrip("!") in _EMPTY):
+            return []  # "None", "No errors found.", null: an empty list, said in words
         value = structured(value)
         if isinstance(value, dict):  # one object where a list of them is asked for
             value = [value]

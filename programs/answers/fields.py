@@ -8,7 +8,8 @@ Two layouts are read, whichever format was asked for:
   ``[[ ## completed ## ]]`` marker and anything after it.
 - **json**: one JSON object (DSPy's JSONAdapter), possibly fenced, after a preamble or before a
   closing remark, with keys in another case;
-- and, only when neither finds every field, **labelled lines** (``Verdict: same``).
+- and, only when neither finds every field, **labelled lines** (``Verdict: same``) or markdown
+  headings (``## Errors``) naming the fields.
 
 The result maps output-field names to raw values (text or decoded JSON) for
 :func:`tribunal.programs.answers.coerce.coerce`; nothing here decides a value's type.
@@ -91,15 +92,19 @@ def labelled_lines(completion: str, names: list[str]) -> dict[str, str]:
     that is also a field name.
     """
     words = {name: r"[\s_\-]+".join(map(re.escape, name.split("_"))) for name in names}
-    pattern = re.compile(r"^[\s>#*_`\-]*(" + "|".join(words.values()) + r")[\s*_`]*:[\s*_`]*(.*)$", re.IGNORECASE)
+    alternatives = "|".join(words.values())
+    # "Verdict: same", "**Errors:** [...]", or a markdown heading alone on its line ("## Errors").
+    pattern = re.compile(r"^[\s>#*_`\-]*(" + alternatives + r")[\s*_`]*:[\s*_`]*(.*)$"
+                         r"|^\s*#{1,6}\s*[*_`]*(" + alternatives + r")[*_`:\s]*()$", re.IGNORECASE)
     by_label = {normalise_label(name): name for name in names}
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in _strip_fences(completion).splitlines():
         match = pattern.match(line)
-        name = by_label.get(normalise_label(match.group(1))) if match else None
+        label, rest = (match.group(1) or match.group(3), match.group(2) or "") if match else (None, "")
+        name = by_label.get(normalise_label(label)) if label else None
         if name is not None and name not in found:
-            current = found[name] = [match.group(2)] if match.group(2).strip() else []
+            current = found[name] = [rest] if rest.strip() else []
         elif current is not None:
             current.append(line)
     return {name: "\n".join(lines).strip() for name, lines in found.items()}

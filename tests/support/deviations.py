@@ -25,6 +25,7 @@ KINDS = (
     "no-marker",       # no [[ ## completed ## ]]
     "closing-remark",  # "I hope this helps!" at the end
     "json-answer",     # a JSON object although the chat layout was asked for
+    "markdown-headings",  # "## errors" instead of [[ ## errors ## ]]
 )
 PREAMBLE = "Sure! Here is my assessment.\n\n"
 REMARK = "\n\nI hope this helps! Let me know if you need anything else."
@@ -65,15 +66,15 @@ def _chat(signature: Any, values: dict[str, Any], kinds: set[str]) -> str:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         if "field-fence" in kinds and not isinstance(value, str):
             text = f"```json\n{text}\n```"
-        header = f"[[ ## {name} ## ]]"
+        header = f"## {name.replace('_', ' ').title()}" if "markdown-headings" in kinds else f"[[ ## {name} ## ]]"
         parts.append(f"**{header}**\n{text}" if "bold-headers" in kinds else f"{header}\n{text}")
     body = "\n\n".join(parts)
     last_is_text = isinstance(values[list(signature.output_fields)[-1]], str)
-    if "no-marker" not in kinds:
+    if "no-marker" not in kinds and "markdown-headings" not in kinds:
         body += "\n\n[[ ## completed ## ]]"
         if "closing-remark" in kinds:
             body += REMARK
-    elif "closing-remark" in kinds and not last_is_text:
+    elif "closing-remark" in kinds and not last_is_text and "markdown-headings" not in kinds:
         body += REMARK  # after free text with no marker a remark would be part of that text: ambiguous
     return body
 
