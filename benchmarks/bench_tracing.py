@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     stop, (receive, send) = multiprocessing.Event(), multiprocessing.Pipe(duplex=False)
-    server = multiprocessing.Process(target=serve, args=(args.latency, send, stop), daemon=True)
+    server = multiprocessing.Process(target=serve, args=("light", args.latency, 0.0, send, stop), daemon=True)
     server.start()
     api_base = receive.recv()
     modes = ["no-track", "untraced", "traced"]
