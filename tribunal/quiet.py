@@ -22,7 +22,6 @@ policy (:func:`quiet_worker`), told by :data:`VERBOSE_ENV`.
 from __future__ import annotations
 
 import contextlib
-import io
 import logging
 import os
 import sys
@@ -48,17 +47,15 @@ class _State:
 STATE = _State()
 
 
-class _Sink(io.TextIOBase):
-    """A text stream that drops what it is given (and is no terminal)."""
+_SINK: list[TextIO] = []
 
-    def writable(self) -> bool:
-        return True
 
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def isatty(self) -> bool:
-        return False
+def _sink() -> TextIO:
+    """A text stream on the null device: it drops what it is given, and has a real file descriptor
+    (libraries ask for ``fileno()``, e.g. Rich when a pipe closes)."""
+    if not _SINK:
+        _SINK.append(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115  (kept open for the process)
+    return _SINK[0]
 
 
 def prepare_environment() -> None:
@@ -94,7 +91,7 @@ def command_output(verbose: bool | None = None) -> Iterator[None]:
         if verbose:
             sys.stdout = STATE.stderr  # a library's print never lands among tribunal's lines
         else:
-            sys.stdout = sys.stderr = _Sink()
+            sys.stdout = sys.stderr = _sink()
             logging.disable(logging.ERROR)
             warnings.simplefilter("ignore")
         try:
@@ -112,6 +109,6 @@ def quiet_worker() -> None:
     """The same policy in a worker process, for its whole life (its results travel by queue)."""
     if os.environ.get(VERBOSE_ENV) == "1":
         return
-    sys.stdout = sys.stderr = _Sink()
+    sys.stdout = sys.stderr = _sink()
     logging.disable(logging.ERROR)
     warnings.simplefilter("ignore")

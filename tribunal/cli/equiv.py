@@ -358,4 +358,5 @@ def generate(
     for item in result.rejected[:20]:
         line(console, f"rejected {item['original']} {item['kind']}: {'; '.join(item['problems'])}")
     if len(result.rejected) > 20:
-        line(console, f"... and {len(result.rejected) - 20} more rejected (all in the MLflow run's rejected.json)")
+        where = " (all are in the MLflow run's rejected.json)" if run_id else ""
+        line(console, f"... and {len(result.rejected) - 20} more rejected{where}")

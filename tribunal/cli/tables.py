@@ -23,8 +23,9 @@ class Column:
 
     @property
     def width(self) -> int:
-        lines = [len(part) for part in self.header.split("\n")] + [len(c) for c in self.cells]
-        return max(lines + [self.min_width or 0])
+        """Room the column needs: its widest cell or header word (headers wrap between words)."""
+        words = [len(word) for word in self.header.split()] + [len(c) for c in self.cells]
+        return max(words + [self.min_width or 0])
 
     @property
     def empty(self) -> bool:
@@ -51,7 +52,17 @@ class WideTable:
                 current, used = [], base
             current.append(column)
             used += need
-        return groups + ([current] if current else []) or [[]]
+        groups = groups + ([current] if current else []) or [[]]
+        return self._balanced(groups, width, base)
+
+    @staticmethod
+    def _balanced(groups: list[list[Column]], width: int, base: int) -> list[list[Column]]:
+        """The same number of groups with as even a share of columns as fits (no lone last column)."""
+        columns = [c for group in groups for c in group]
+        size = -(-len(columns) // len(groups))
+        even = [columns[i:i + size] for i in range(0, len(columns), size)]
+        fits = all(base + sum(c.width + 3 for c in group) <= width for group in even)
+        return even if fits and len(even) == len(groups) else groups
 
 
 def print_wide(console, table: WideTable) -> None:
@@ -60,11 +71,13 @@ def print_wide(console, table: WideTable) -> None:
 
     groups = table.groups(console.width)
     for number, columns in enumerate(groups, 1):
+        title = table.title if number == 1 else "continued"
         suffix = f" ({number}/{len(groups)})" if len(groups) > 1 else ""
-        out = Table(title=table.title + suffix, padding=(0, 1))
+        out = Table(title=title + suffix, padding=(0, 1))
         for column in [*table.keys, *columns]:
-            out.add_column(column.header, justify="right" if column.numeric else "left", no_wrap=True,
-                           min_width=column.width, overflow="fold")
+            # Widths are fixed here, so the groups computed above are what Rich draws (headers wrap).
+            out.add_column(column.header, justify="right" if column.numeric else "left",
+                           width=column.width, overflow="fold")
         rows = len(table.keys[0].cells) if table.keys else 0
         for i in range(rows):
             out.add_row(*(c.cells[i] for c in [*table.keys, *columns]))
