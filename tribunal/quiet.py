@@ -61,7 +61,8 @@ def _sink() -> TextIO:
 def prepare_environment() -> None:
     """Environment every command runs with (a value the user set is kept)."""
     for name, value in ENVIRONMENT_DEFAULTS.items():
-        os.environ.setdefault(name, value)
+        if not os.environ.get(name):  # unset or empty
+            os.environ[name] = value
 
 
 def set_verbose(verbose: bool) -> None:
