@@ -68,12 +68,15 @@ def number_cell(value) -> str:
     return number(value) if isinstance(value, float) else str(value)
 
 
-def test_meta_eval_of_one_pair_shows_no_empty_columns(capsys, tiny_mtme):
+def test_meta_eval_of_one_pair_shows_no_empty_columns(capsys, wmt23_root, tmp_path):
     from tests.support.cli import run_cli
 
-    outcome = run_cli(capsys, "mt", "meta-eval", "--data", tiny_mtme, "--lp", "en-de", "--no-track")
-    assert outcome.status == 0 and "he-en" not in outcome.out and "zh-en" not in outcome.out
-    assert "en-de" in outcome.out
+    table = tmp_path / "t.tsv"
+    outcome = run_cli(capsys, "mt", "meta-eval", "--data", wmt23_root, "--lp", "zh-en", "--metric", "BLEU",
+                      "--output", table, "--no-track")
+    assert outcome.status == 0 and "zh-en" in outcome.out
+    assert "en-de" not in outcome.out and "he-en" not in outcome.out and "—" not in outcome.out
+    assert outcome.out.count("BLEU") == 1  # one table, not split
 
 
 def test_progress_bars_are_labelled_with_counts_and_eta_at_a_terminal(monkeypatch):

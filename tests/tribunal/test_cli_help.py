@@ -112,3 +112,9 @@ def test_help_does_not_wrap_examples_at_any_width(capsys, monkeypatch):
     text = help_text(capsys, monkeypatch, "optimize", columns=60)
     assert any(line.strip().startswith("tribunal optimize --program gemba-mqm --optimizer mipro --budget 12 "
                                        "--train mqm-ted:en-de:0-200") for line in text.splitlines())
+
+
+def test_a_group_alone_shows_its_help(capsys):
+    outcome = run_cli(capsys, "mt")
+    assert outcome.status == 2 and "Traceback" not in outcome.err
+    assert "Usage: tribunal mt [OPTIONS] COMMAND" in outcome.err and "evaluate   Judge translations" in outcome.err

@@ -86,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if status == EXIT_INTERRUPTED:  # Typer's answer to a bare KeyboardInterrupt: silent 130
             report("interrupted", interrupted=True)
     except (Exception, KeyboardInterrupt) as err:
-        if type(err).__name__ == "NoArgsIsHelpError":  # `tribunal` or `tribunal mt` alone: Typer printed the help
+        if type(err).__name__ == "NoArgsIsHelpError":  # `tribunal` or `tribunal mt` alone: the help
+            err.show()  # type: ignore[attr-defined]
             status = err.exit_code  # type: ignore[attr-defined]
         else:
             status = report_error(err)  # re-raises a bug, traceback and all

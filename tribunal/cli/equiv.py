@@ -219,7 +219,9 @@ def audit(
     console = make_console()
     notice = independent_repeats_notice(repeats, temperature, "--repeats") if options["lm"] is not None else None
     if notice:
-        make_console(stderr=True).print(f"[yellow]note:[/yellow] {notice}")
+        from rich.markup import escape
+
+        make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
     if out is None:
         from tribunal.eval.tracking.run_names import config_folder
 

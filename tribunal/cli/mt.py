@@ -53,6 +53,8 @@ def meta_eval(
     """
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
     from tribunal.eval.data.output_paths import writable_file
+    from rich.markup import escape
+
     from tribunal.cli.tables import print_meta_table
     from tribunal.eval.meta.report import write_tsv
 
@@ -69,9 +71,9 @@ def meta_eval(
         title += "; COVERAGE-LIMITED: rows with coverage < 1 are scored on the cells they cover"
     print_meta_table(console, result.table, title)
     for note in result.notes:
-        errors.print(f"[cyan]note:[/cyan] {note}")
+        errors.print(f"[cyan]note:[/cyan] {escape(note)}")
     for problem in result.problems():
-        errors.print(f"[yellow]not scored:[/yellow] {problem}")
+        errors.print(f"[yellow]not scored:[/yellow] {escape(problem)}")
     if output:
         write_tsv(result.table, output)
         line(console, f"table written to {output}")
