@@ -54,17 +54,3 @@ def progress_bars() -> Iterator[Report]:
 
         yield report
 
-
-def counting(report: Report, label: str, total: Optional[int]) -> Callable[[], None]:
-    """A no-argument callback advancing ``label`` by one each call (for per-item hooks)."""
-    state = {"done": 0}
-    lock = threading.Lock()
-    report(label, 0, total)
-
-    def advance() -> None:
-        with lock:
-            state["done"] += 1
-            done = state["done"]
-        report(label, done, total)
-
-    return advance
