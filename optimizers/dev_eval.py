@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, unscored
 
@@ -49,16 +49,26 @@ class DevScore:
                 for i, o in enumerate(self.outcomes)]
 
 
-def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, threads: int = 4) -> DevScore:
-    """Run ``program`` on every example (bounded concurrency) and judge it; failures are unscored."""
+def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, threads: int = 4,
+                     on_item: Callable[[], Any] | None = None) -> DevScore:
+    """Run ``program`` on every example (bounded concurrency) and judge it; failures are unscored.
+
+    ``on_item()`` is called as each example is done (a progress bar).
+    """
     from dspy.utils.parallelizer import ParallelExecutor
 
-    def one(example: Any) -> Outcome:
+    def judged(example: Any) -> Outcome:
         try:
             prediction = program(**example.inputs())
         except Exception as err:  # an LM or parse failure makes the item unscored, never a silent zero
             return unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
         return metric.outcome(example, prediction)
+
+    def one(example: Any) -> Outcome:
+        outcome = judged(example)
+        if on_item is not None:
+            on_item()
+        return outcome
 
     executor = ParallelExecutor(num_threads=max(1, threads), disable_progress_bar=True, max_errors=len(examples) + 1)
     outcomes = executor.execute(one, examples)

@@ -11,9 +11,10 @@ import contextlib
 import io
 import json
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -40,6 +41,7 @@ class OptimizeRequest(BaseModel):
     dev: str
     lm: str
     api_base: str | None = None
+    api_key_env: str | None = Field(None, description="Environment variable holding the API key (its name only).")
     teacher_lm: str | None = None
     prompt_lm: str | None = None
     budget: int | None = Field(None, description="Default: the optimizer's own default.")
@@ -72,8 +74,28 @@ def _log_scores(run: Any, dev: DevScore, label: str) -> None:
     run.log_text("\n".join(json.dumps(row) for row in dev.rows()) + "\n", f"dev/{label}.jsonl")
 
 
-def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
-    """Run the whole job; user errors are raised before any LM call or run is made."""
+def _stage(progress: Callable[[str, int, int | None], Any] | None, label: str,
+           total: int | None) -> Callable[[], None]:
+    """A callback counting one step of ``label`` on ``progress(label, done, total)`` (a no-op without it)."""
+    if progress is None:
+        return lambda: None
+    lock, done = threading.Lock(), [0]
+    progress(label, 0, total)
+
+    def advance() -> None:
+        with lock:
+            done[0] += 1
+            progress(label, done[0], total)
+
+    return advance
+
+
+def run_optimize(request: OptimizeRequest, tracking: Any,
+                 progress: Callable[[str, int, int | None], Any] | None = None) -> OptimizeResult:
+    """Run the whole job; user errors are raised before any LM call or run is made.
+
+    ``progress(label, done, total)`` follows the dev evaluations and the optimizer's trials.
+    """
     import dspy
 
     from tribunal.eval.data.output_paths import writable_file
@@ -97,7 +119,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
-                         cache=request.cache)
+                         cache=request.cache, api_key_env=request.api_key_env)
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,
@@ -126,13 +148,14 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
         log_training_inputs(run, train=train, dev=dev)
         counter = LMCallCounter()
         with dspy.context(lm=lms.task, callbacks=[counter]):
-            untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads)
+            untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
+                                       _stage(progress, "dev set, untuned", len(dev.examples)))
         _log_scores(run, untuned, "untuned")
         if untuned.scored == 0:  # a wrong model name, endpoint or key: stop before the optimizer pays for it
             reason, _ = untuned.reasons.most_common(1)[0]
             raise UserError(f"every dev item failed with the untuned program (e.g. {reason}); check --lm / --api-base")
 
-        trials = TrialLogger(run)
+        trials = TrialLogger(run, on_trial=_stage(progress, f"{spec.name} trials", None))
         log = io.StringIO()
         with dspy.context(lm=lms.task, callbacks=[trials, counter]), contextlib.redirect_stdout(log):
             compiled = run_plan(configured, resolved.program, train.examples, request.seed)
@@ -140,7 +163,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeResult:
         log_posthoc_candidates(trials, compiled)
 
         with dspy.context(lm=lms.task, callbacks=[counter]):
-            tuned = evaluate_program(compiled, dev.examples, metric, request.threads)
+            tuned = evaluate_program(compiled, dev.examples, metric, request.threads,
+                                     _stage(progress, "dev set, tuned", len(dev.examples)))
         _log_scores(run, tuned, "tuned")
         if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
             trials.log(candidate_summary(compiled), tuned.score, len(dev.examples), source="compiled")

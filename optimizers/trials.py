@@ -14,7 +14,7 @@ import hashlib
 import json
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from dspy.utils.callback import BaseCallback
 
@@ -36,9 +36,10 @@ def _summary_params(summary: dict[str, Any]) -> dict[str, Any]:
 class TrialLogger(BaseCallback):
     """Logs every ``dspy.Evaluate`` call made while it is installed as a nested ``trial-NNN`` run."""
 
-    def __init__(self, parent: Any, split: str = "dev"):
+    def __init__(self, parent: Any, split: str = "dev", on_trial: Callable[[], Any] | None = None):
         self.parent = parent
         self.split = split
+        self.on_trial = on_trial  # called after each logged trial (a progress bar)
         self.trials: list[dict[str, Any]] = []
         self._pending: dict[str, tuple[float, dict[str, Any], int]] = {}
         self._lock = threading.Lock()
@@ -68,6 +69,8 @@ class TrialLogger(BaseCallback):
         with self.parent.child(f"trial-{index:03d}", params, started=started) as run:
             run.log_metrics({"score": score, "seconds": seconds, "failed": float(failed)})
             run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "candidate.json")
+        if self.on_trial is not None:
+            self.on_trial()
 
 
 def log_posthoc_candidates(logger: TrialLogger, compiled: Any) -> None:

@@ -20,8 +20,11 @@ class GenerateResult:
 
 
 def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KINDS,
-                   temperature: float = 0.3, attempts: int = 2) -> GenerateResult:
-    """One LM perturbation per original and kind; only those passing their check are kept."""
+                   temperature: float = 0.3, attempts: int = 2, progress: Any = None) -> GenerateResult:
+    """One LM perturbation per original and kind; only those passing their check are kept.
+
+    ``progress(done, total)`` is called after each (original, kind).
+    """
     import dspy
 
     from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
@@ -42,6 +45,8 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
                     rejected.append({"original": original.id, "kind": kind, "problems": out.problems})
                 else:
                     kept.append(SuitePair(id=f"{out.perturbed.id}", kind=kind, original=original, perturbed=out.perturbed))
+                if progress:
+                    progress(len(traces), len(originals) * len(kinds))
     return GenerateResult(kept, rejected, traces)
 
 

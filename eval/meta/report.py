@@ -76,6 +76,10 @@ def _display_frame(table: pd.DataFrame, digits: int) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
+display_frame = _display_frame  # public: the CLI splits wide tables into column groups
+header = _header
+
+
 def rich_table(table: pd.DataFrame, title: str, digits: int = 4):
     """A Rich table of the same rows and columns (a rank column shows as ``value (rank)``)."""
     from rich.table import Table

@@ -36,7 +36,8 @@ def classify_failure(exc: BaseException) -> Failure | None:
         (dx.LMLockTimeoutError, "credential lock timeout", True),
         (dx.LMAuthError, "authentication failed", True),
         (dx.LMBillingError, "billing or quota failed", True),
-        (dx.LMNotConfiguredError, "LM not configured", True),
+        (dx.LMNotConfiguredError, "LM not configured (no API key? set the provider's key variable or "
+                                  "name one with --api-key-env)", True),
         (dx.LMError, f"LM error ({type(exc).__name__})", False),
         (pydantic.ValidationError, "invalid answer", False),
         (UnusableAnswer, "invalid answer", False),

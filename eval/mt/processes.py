@@ -61,7 +61,10 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
     from tribunal.eval.mt.job import program_factory
     from tribunal.eval.mt.judging import judge_all
 
+    from tribunal.quiet import quiet_worker
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
+    quiet_worker()  # the command's output policy: libraries stay quiet unless --verbose
     try:
         config = EvaluateConfig.model_validate_json(config_json)
         make_program = program_factory(config)

@@ -62,7 +62,9 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
                                           pair.sources[cell.segment])), gold))
     if not cells:
         return {}
-    return {k: float(v) for k, v in span_scores(cells).as_dict().items()}
+    counts = span_scores(cells)
+    return {k: float(v) for k, v in counts.as_dict().items()} | {
+        "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold)}
 
 
 def grounding_counts(items: RunItems, results: dict[str, ItemResult]) -> dict[str, int]:

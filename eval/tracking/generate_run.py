@@ -13,8 +13,12 @@ from tribunal.eval.tracking.traces import SpanNode, TraceWriter, call_node
 
 
 def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings, out: Path,
-                   temperature: float, attempts: int, trace_sample: float | None = None) -> tuple[Any, str | None]:
-    """Generate, write ``out`` and log the run (opened before the LM is called); ``(result, run_id)``."""
+                   temperature: float, attempts: int, trace_sample: float | None = None,
+                   progress: Any = None) -> tuple[Any, str | None]:
+    """Generate, write ``out`` and log the run (opened before the LM is called); ``(result, run_id)``.
+
+    ``progress(done, total)`` follows the (original, kind) perturbations.
+    """
     from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
     from tribunal.eval.tracking.equiv_run import log_suite
     from tribunal.eval.tracking.prompts import PromptRegistry
@@ -30,7 +34,7 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
     with tracked_run(tracking, name, params, {"tribunal.command": "equiv generate"}, sig) as run:
         log_suite(run, suite, context="source")
         PromptRegistry(run).signatures(PerturbationGenerator())
-        result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts)
+        result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts, progress=progress)
         write_pairs(result.kept, out)
         kept, rejected = Counter(p.kind for p in result.kept), Counter(r["kind"] for r in result.rejected)
         run.log_metrics({"kept": len(result.kept), "rejected": len(result.rejected),

@@ -42,8 +42,15 @@ class TrackingSettings(BaseModel):
         return self.uri or DEFAULT_TRACKING_URI
 
     def ui_command(self) -> str:
-        """The command that shows these runs in the MLflow UI."""
-        return f"mlflow ui --backend-store-uri {self.resolved_uri}"
+        """The command that shows these runs in the MLflow UI (a server's runs: its address).
+
+        ``LITELLM_LOCAL_MODEL_COST_MAP=True``: MLflow's UI imports LiteLLM, which otherwise spends
+        16-18 s fetching a price list before the UI starts (offline, it never arrives).
+        """
+        uri = self.resolved_uri
+        if uri.startswith(("http://", "https://")):
+            return f"open {uri} in a browser"
+        return f"LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri {uri}"
 
 
 class NullRun:

@@ -48,6 +48,13 @@ CASES = [
     Case("optimize --program equiv-llm --optimizer labeled --train suite:0-4 --dev suite:4-8 --lm openai/x "
          "--threads 0 --no-track", 2, "--threads"),
     Case("mt compare COMET BLEU --data {tiny} --samples 0 --no-track", 2, "--samples"),
+    # options that cannot apply together
+    Case("mt evaluate --lp zh-en --lm openai/x --program gemba-mqm --strategy deliberation --no-track", 2,
+         "--strategy: an M-MAD setting, but the program is gemba-mqm"),
+    Case("hyp run --lm openai/x --judge-lm openai/y --no-engagement --no-track", 2,
+         "--judge-lm: the engagement judge does not run with --no-engagement"),
+    Case("equiv audit --rules embedding --embedding-target-rate 0.4 --no-track", 2,
+         "--embedding-target-rate: only used with --embedding-threshold auto"),
     # data
     Case("mt meta-eval --data {tmp}/nowhere --no-track", 2, "not a folder in the mt-metrics-eval layout"),
     Case("mt meta-eval --data {bad} --no-track", 2, "M-refA.seg.score:5: score 'zero point four'"),

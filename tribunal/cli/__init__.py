@@ -9,8 +9,10 @@ from typing import Sequence
 import typer
 
 from tribunal.cli.errors import TribunalError, UserError, report, report_error  # noqa: F401  (re-exported)
+from tribunal.cli.help_policy import apply_policy
 from tribunal.cli.interrupts import second_interrupt_stops_at_once
 from tribunal.errors import EXIT_INTERRUPTED
+from tribunal.quiet import prepare_environment, set_verbose
 
 # (name, module, help): each module defines a Typer ``app``.
 SUBCOMMANDS = [
@@ -21,13 +23,34 @@ SUBCOMMANDS = [
     ("runs", "tribunal.cli.runs", "List and compare tracked runs."),
 ]
 
+HELP = ("tribunal: build, audit and tune LLM judges written as DSPy programs (M-MAD and other MT judges, "
+        "equivalence judges), meta-evaluate them exactly as the WMT shared tasks do, and track every run in "
+        "MLflow. For researchers and evaluation engineers who bring their own LM.")
+
+VERBOSE_FLAG = "--verbose"
+
 app = typer.Typer(
     name="tribunal",
-    help="LLM judges as DSPy programs: M-MAD MT judges, equivalence judges, exact meta-evaluation, MLflow tracking.",
+    help=HELP,
+    epilog="\b\nExamples:\n  tribunal demo\n  tribunal mt meta-eval --lp zh-en\n"
+           "  tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --limit 20\n\n"
+           "Global option: --verbose (anywhere on the line) shows what the libraries log and print.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # click's plain help: wraps at any width, never cuts a default
 )
+
+
+@app.callback()
+def _root(
+    verbose: bool = typer.Option(
+        False, VERBOSE_FLAG, help="Also show what DSPy, MLflow, LiteLLM and the other libraries log, warn and "
+        "print (on stderr; stdout keeps tribunal's own lines). Accepted anywhere on the command line."),
+) -> None:
+    prepare_environment()
+    set_verbose(verbose)
+
 
 for _name, _module, _help in SUBCOMMANDS:
     app.add_typer(importlib.import_module(_module).app, name=_name, help=_help)
@@ -35,21 +58,39 @@ for _name, _module, _help in SUBCOMMANDS:
 for _module in ("tribunal.cli.demo", "tribunal.cli.optimize", "tribunal.cli.export"):
     importlib.import_module(_module).register(app)
 
+apply_policy(app)
+
+
+def _global_flags_first(argv: list[str]) -> list[str]:
+    """``--verbose`` may stand anywhere (before a ``--``); Typer reads it on the root command."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    if VERBOSE_FLAG not in argv[:end]:
+        return argv
+    rest = [a for a in argv[:end] if a != VERBOSE_FLAG] + argv[end:]
+    return [VERBOSE_FLAG, *rest]
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console entry point: every expected failure ends as one line on stderr and a documented status.
 
     The statuses are in :mod:`tribunal.errors` and the README ("Exit status"); a bug keeps its
-    traceback.
+    traceback. The environment every command needs (:func:`tribunal.quiet.prepare_environment`) is
+    set here, before any library is imported.
     """
+    prepare_environment()
+    set_verbose(False)
+    args = _global_flags_first(list(argv) if argv is not None else sys.argv[1:])
     try:
         with second_interrupt_stops_at_once():
-            status = app(args=list(argv) if argv is not None else None, prog_name="tribunal", standalone_mode=False)
+            status = app(args=args, prog_name="tribunal", standalone_mode=False)
         if status == EXIT_INTERRUPTED:  # Typer's answer to a bare KeyboardInterrupt: silent 130
             report("interrupted", interrupted=True)
     except (Exception, KeyboardInterrupt) as err:
-        if type(err).__name__ == "NoArgsIsHelpError":  # `tribunal` or `tribunal mt` alone: Typer printed the help
+        if type(err).__name__ == "NoArgsIsHelpError":  # `tribunal` or `tribunal mt` alone: the help
+            err.show()  # type: ignore[attr-defined]
             status = err.exit_code  # type: ignore[attr-defined]
         else:
             status = report_error(err)  # re-raises a bug, traceback and all
+    finally:
+        set_verbose(False)
     sys.exit(status if isinstance(status, int) else 0)

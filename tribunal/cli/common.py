@@ -13,12 +13,12 @@ from tribunal.cli.errors import UserError
 TrackingUri = typer.Option(
     None, "--tracking-uri", help="MLflow tracking URI (default: sqlite:///mlflow.db in the working directory)."
 )
-NoTrack = typer.Option(False, "--no-track", help="Do not log an MLflow run.")
+NoTrack = typer.Option(False, "--no-track", help="Do not log an MLflow run (nothing is written to the tracking store).")
 TraceSample = typer.Option(
     None, "--trace-sample", min=0.0, max=1.0,
     help="Share of judged items written as MLflow traces (default: $TRIBUNAL_TRACE_SAMPLE or 1; unscored items always).",
 )
-Experiment = typer.Option("tribunal", "--experiment", help="MLflow experiment name.")
+Experiment = typer.Option("tribunal", "--experiment", help="MLflow experiment the run is logged to.")
 
 
 def tracking_settings(uri: Optional[str], no_track: bool, experiment: str = "tribunal"):

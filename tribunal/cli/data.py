@@ -8,23 +8,31 @@ from typing import List, Optional
 import typer
 
 from tribunal.cli.common import data_root, resolve_wmt23
+from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
+from tribunal.cli.help_policy import examples
 
 app = typer.Typer(no_args_is_help=True)
 
 
-@app.command("fetch")
+@app.command("fetch", epilog=examples("tribunal data fetch wmt23",
+                                      "tribunal data fetch wmt24 wmt25 --dest ~/data --force"))
 def fetch(
     names: List[str] = typer.Argument(..., help="Test sets to fetch: wmt23, wmt24, wmt24pp, wmt25 (several at once)."),
     dest: Optional[Path] = typer.Option(None, "--dest", help="Data root (default: $TRIBUNAL_DATA or ~/.tribunal/data)."),
     url: Optional[str] = typer.Option(None, "--url", help="Archive URL (default: the official mt-metrics-eval archive)."),
     force: bool = typer.Option(False, "--force", help="Replace existing copies."),
 ) -> None:
-    """Download the official mt-metrics-eval archive once and unpack the named test sets."""
+    """Download test sets in the mt-metrics-eval layout.
+
+    Downloads the official mt-metrics-eval archive once and unpacks the named test sets into the
+    data root (DEST/wmt23, ...), where every command finds them.
+    """
     import tempfile
     from urllib.error import URLError
 
-    from rich.progress import BarColumn, DownloadColumn, Progress, TransferSpeedColumn
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 
     from tribunal.eval.data.fetch import MTME_ARCHIVE_URL, TEST_SETS, download, extract_test_sets
 
@@ -36,29 +44,39 @@ def fetch(
     taken = [root / n for n in names if (root / n).exists()]
     if taken and not force:
         raise UserError(f"{taken[0]}: already exists (use --force to replace it)")
+    errors = make_console(stderr=True, min_width=100)
     with tempfile.TemporaryDirectory() as tmp, Progress(
-        "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TransferSpeedColumn()
+        TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(), console=errors,
+        disable=not errors.is_terminal, transient=True, redirect_stdout=False, redirect_stderr=False,
     ) as bar:
-        task = bar.add_task("downloading", total=None)
+        task = bar.add_task("downloading the mt-metrics-eval archive", total=None)
         archive = Path(tmp) / "mt-metrics-eval.tgz"
         try:
             download(url or MTME_ARCHIVE_URL, archive, lambda done, total: bar.update(task, completed=done, total=total))
         except (URLError, OSError, ValueError) as err:
             raise UserError(f"download of {url or MTME_ARCHIVE_URL} failed: {err}") from None
-        bar.update(task, description="unpacking")
+        bar.update(task, description=f"unpacking {', '.join(names)}")
         finals = extract_test_sets(archive, root, tuple(names), force)
+    console = make_console()
     for name, final in finals.items():
-        typer.echo(f"{name} unpacked to {final}")
+        line(console, f"{name} unpacked to {final}")
 
 
-@app.command("check")
-def check(data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout.")) -> None:
-    """Read every file of a test-set folder and report what it holds (or the first bad line)."""
+@app.command("check", epilog=examples("tribunal data check", "tribunal data check --data ~/.tribunal/data/wmt24"))
+def check(data: Optional[Path] = typer.Option(
+        None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")) -> None:
+    """Check a test-set folder, file by file.
+
+    Reads every file (sources, references, system outputs, human scores and ratings, metric
+    scores) as the meta-evaluation would and prints what each language pair holds, or stops at
+    the first bad line with its file and line number (exit status 2).
+    """
     from tribunal.eval.data.mtme import LanguagePair, language_pairs
     from tribunal.eval.meta.lp_tasks import GoldMatrices
     from tribunal.eval.meta.protocols import get_protocol
 
     folder = resolve_wmt23(data)
+    console = make_console()
     for lp in language_pairs(folder):
         pair = LanguagePair(folder, lp)
         for system in pair.system_names:
@@ -79,8 +97,8 @@ def check(data: Optional[Path] = typer.Option(None, "--data", help="A folder in 
             pair.ratings(rating)
         for metric in pair.metric_names:
             pair.metric_seg(metric), pair.metric_sys(metric)
-        typer.echo(
-            f"{lp}: {pair.n_segments} segments, {len(pair.system_names)} outputs, "
+        line(
+            console, f"{lp}: {pair.n_segments} segments, {len(pair.system_names)} outputs, "
             f"{'gold ' + gold if has_gold else 'no gold scores'}, "
             f"{len(pair.rating_names)} rating files, {len(pair.metric_names)} metric files: ok"
         )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Optional
 
@@ -10,7 +9,10 @@ import typer
 
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
+from tribunal.cli.help_policy import examples
+from tribunal.cli.numbers import count, number, seconds
 from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, build_cli_lm
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
@@ -129,13 +131,22 @@ def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
 RULES_HELP = "Comma-separated rules: tfidf, embedding, chain, llm, cascade (chain screen + LLM judge)."
 
 
-@app.command("audit")
+AUDIT_EPILOG = examples(
+    "tribunal equiv audit",
+    "tribunal equiv audit --rules tfidf,embedding,llm --rubric full,component --lm openai/gpt-4o-mini",
+    "tribunal equiv audit --pairs my_pairs.jsonl --rules cascade --lm openai/gpt-4o-mini --cascade-low 0.5 --cascade-high 0.9",
+    "tribunal equiv audit --rules llm --lm openai/gpt-4o-mini --program tribunal-out/optimized/equiv-llm-labeled.json")
+
+
+@app.command("audit", epilog=AUDIT_EPILOG)
 def audit(
     suite: Optional[Path] = SuiteOption,
     pairs: Optional[Path] = typer.Option(
         None, "--pairs", help="Your own labelled pairs (JSONL: id, kind, label same|different, a, b) instead of the suite."),
     rules: str = typer.Option("tfidf,embedding", "--rules", help=RULES_HELP),
-    rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
+    rubric: Optional[str] = typer.Option(
+        None, "--rubric", metavar="RUBRICS", help="LLM rubric(s), comma-separated: full (default), component, none. "
+        "A tuned judge (--program FILE) brings its own."),
     lm: Optional[str] = LmOption,
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
@@ -146,7 +157,8 @@ def audit(
         str(defaults.EMBEDDING_THRESHOLD), "--embedding-threshold",
         help="Embedding cosine threshold, or 'auto': calibrated so the same-pair rate matches the other rules'."),
     embedding_target_rate: Optional[float] = typer.Option(
-        None, "--embedding-target-rate", help="With --embedding-threshold auto: this same-pair rate instead."),
+        None, "--embedding-target-rate", help="With --embedding-threshold auto: calibrate to this same-pair rate "
+        "instead of the other rules'."),
     embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline), a model folder, or a DSPy/LiteLLM embedder name."),
     chain_threshold: float = typer.Option(
         defaults.CHAIN_THRESHOLD, "--chain-threshold", help="Chain rule: weakest aligned step similarity at or above which a pair is 'same'."),
@@ -169,7 +181,13 @@ def audit(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Audit equivalence rules on labelled pairs (the perturbation suite or --pairs): share judged different per kind."""
+    """Audit equivalence rules on labelled pairs.
+
+    Judges the perturbation suite (or your --pairs) with each rule and reports, per perturbation
+    kind, the share of pairs judged 'different', with agreement between the rules, repeat
+    consistency and order flips. Tables go to --out; the run is logged to MLflow.
+    """
+    from tribunal.cli.progress import progress_bars
     from tribunal.eval.data.folder_lock import folder_lock
     from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.equiv.audit_job import run_audit
@@ -179,6 +197,8 @@ def audit(
                    chain_steps=chain_steps, chain_extra_steps=chain_extra_steps, cascade_low=cascade_low,
                    cascade_high=cascade_high, lm_name=lm, threads=threads)
     check_rule_options(options)  # every option checked before anything is loaded, built or paid for
+    if embedding_target_rate is not None and options["embedding_threshold"] != "auto":
+        raise UserError("--embedding-target-rate: only used with --embedding-threshold auto")
     if out is not None:
         writable_folder(out, "--out")
     loaded = load_pairs_or_suite(suite, pairs)
@@ -189,12 +209,18 @@ def audit(
 
         resolved = resolve_program(program, expected_kind="equiv")
         options |= dict(program=resolved.program, program_label=resolved.label)
-    rule_objs = build_rules(rules, rubric, options)
+        own = getattr(resolved.program, "rubric", None)
+        if rubric is not None and {r.strip() for r in rubric.split(",") if r.strip()} != {own}:
+            raise UserError(f"--rubric {rubric}: the judge of --program {program} uses its own rubric ({own}); "
+                            "drop --rubric")
+    rule_objs = build_rules(rules, rubric or "full", options)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
     notice = independent_repeats_notice(repeats, temperature, "--repeats") if options["lm"] is not None else None
     if notice:
-        make_console(stderr=True).print(f"[yellow]note:[/yellow] {notice}")
+        from rich.markup import escape
+
+        make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
     if out is None:
         from tribunal.eval.tracking.run_names import config_folder
 
@@ -202,83 +228,99 @@ def audit(
         out = config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
                             repr([(r.label, r.params()) for r in rule_objs] + [loaded.hash, repeats]))
     writable_folder(out, "--out")
-    with folder_lock(out):  # two audits into one folder would mix their tables
-        result = run_audit(loaded, rule_objs, repeats, settings, out,
-                           progress=lambda m: console.print(f"[dim]{m}[/dim]"))
+    with folder_lock(out), progress_bars() as report:  # two audits into one folder would mix their tables
+        result = audited(report, lambda progress: run_audit(loaded, rule_objs, repeats, settings, out,
+                                                            progress=progress), len(rule_objs))
     print_audit(console, result)
     if result.run_id:
-        console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
+        line(console, f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
     unscored = {audit.label: int(audit.summary.get("unscored", 0)) for audit in result.rules}
     if any(unscored.values()):
         from tribunal.errors import EXIT_UNSCORED
 
         shown = ", ".join(f"{label} {count}" for label, count in unscored.items() if count)
-        console.print(f"unscored pairs (first repeat): {shown} (exit status {EXIT_UNSCORED})")
+        line(console, f"unscored pairs (first repeat): {shown} (exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
 
 
-def print_audit(console, result) -> None:
-    """The audit and agreement tables, as Rich tables."""
-    from rich.table import Table
+def audited(report, audit, rules: int):
+    """``audit(progress)`` with its per-rule messages counted on one bar (``rules`` in all)."""
+    label = f"auditing {rules} rule(s)"
+    started = {"n": 0}
 
+    def next_rule(_message: str) -> None:
+        report(label, started["n"], rules)
+        started["n"] += 1
+
+    result = audit(next_rule)
+    report(label, rules, rules)
+    return result
+
+
+def print_audit(console, result) -> None:
+    """The audit and agreement tables (fitted to the console), timings, calls and the signature."""
+    from tribunal.cli.tables import frame_table, print_wide
+
+    title = (f"Share judged 'different' per perturbation kind — suite {result.suite.name} "
+             f"({len(result.suite.pairs)} pairs, hash {result.suite.hash})")
     table = result.table()
-    view = Table(title=f"Share judged 'different' per perturbation kind — suite {result.suite.name} "
-                       f"({len(result.suite.pairs)} pairs, hash {result.suite.hash})")
-    kinds = set(result.suite_kinds())
-    for column in table.columns:  # kind names are kept whole; the other headers may be shortened
-        view.add_column(column, justify="left" if column == "rule" else "right",
-                        min_width=len(column) if column in kinds else None)
-    for row in table.itertuples(index=False):
-        view.add_row(*[_fmt(v) for v in row])
-    console.print(view)
+    for column in ("unscored", "calls"):  # counts, not shares
+        table[column] = [count(v) for v in table[column]]
+    print_wide(console, frame_table(table, title, keys=["rule"], cell=_fmt))
     if len(result.agreement):
-        agree = Table(title="Agreement between rules (first repeat)")
-        for column in ("rule_a", "rule_b", "both_scored", "raw", "kappa", "alpha", "note"):
-            agree.add_column(column)
-        for row in result.agreement.to_dict("records"):
-            agree.add_row(*[_fmt(row[c]) for c in ("rule_a", "rule_b", "both_scored", "raw", "kappa", "alpha", "note")])
-        console.print(agree)
+        columns = ["rule_a", "rule_b", "both_scored", "raw", "kappa", "alpha", "note"]
+        agreement = result.agreement[columns].copy()
+        agreement["both_scored"] = [count(v) for v in agreement["both_scored"]]
+        print_wide(console, frame_table(agreement, "Agreement between rules (first repeat)",
+                                        keys=["rule_a", "rule_b"], cell=_fmt))
+    say = lambda text: line(console, text)  # noqa: E731
     for audit in result.rules:
-        line = f"{audit.label}: {audit.seconds:.2f} s"
+        text = f"{audit.label}: {seconds(audit.seconds)}"
         if "encode_calls" in audit.summary:
-            line += (f" ({audit.summary['texts_encoded']:.0f} distinct texts embedded in "
-                     f"{audit.summary['encode_calls']:.0f} batched pass(es), {audit.summary['encode_seconds']:.2f} s; "
-                     f"model load {audit.summary['load_seconds']:.2f} s)")
+            text += (f" ({count(audit.summary['texts_encoded'])} distinct texts embedded in "
+                     f"{count(audit.summary['encode_calls'])} batched pass(es), "
+                     f"{seconds(audit.summary['encode_seconds'])}; model load {seconds(audit.summary['load_seconds'])})")
         if "routed_judge" in audit.summary:
-            line += (f", screened {audit.summary['routed_screen_same'] + audit.summary['routed_screen_different']:.0f} "
-                     f"pair judgments, sent {audit.summary['routed_judge']:.0f} to the judge")
+            screened = audit.summary['routed_screen_same'] + audit.summary['routed_screen_different']
+            text += (f", screened {count(screened)} pair judgments, sent {count(audit.summary['routed_judge'])} "
+                     "to the judge")
         if audit.summary["calls"] or "routed_judge" in audit.summary:
-            line += f", LM calls {audit.summary['calls']:.0f}, saved {audit.summary['calls_saved']:.0f} of the 3-per-pair budget"
+            text += (f", LM calls {count(audit.summary['calls'])}, saved {count(audit.summary['calls_saved'])} "
+                     "of the 3-per-pair budget")
             if audit.summary.get("memo_hits"):
-                line += f" ({audit.summary['memo_hits']:.0f} pair judgments reused, not paid again)"
-        console.print(line)
+                text += f" ({count(audit.summary['memo_hits'])} pair judgments reused, not paid again)"
+        say(text)
     for audit in result.rules:
         if "threshold_rule" in audit.params:
             peers = {k.removeprefix("calibration_rate_"): v for k, v in audit.params.items()
                      if k.startswith("calibration_rate_")}
-            source = ", ".join(f"{k} {v:.3f}" for k, v in peers.items()) or "given"
-            console.print(f"{audit.label}: calibrated threshold {audit.params['threshold']:.4f} "
-                          f"(target same-pair rate {audit.params['calibration_target_rate']:.3f}, {source}; "
-                          f"achieved {audit.params['calibration_achieved_rate']:.3f})")
+            source = ", ".join(f"{k} {number(v)}" for k, v in peers.items()) or "given"
+            say(f"{audit.label}: calibrated threshold {number(audit.params['threshold'])} "
+                f"(target same-pair rate {number(audit.params['calibration_target_rate'])}, {source}; "
+                f"achieved {number(audit.params['calibration_achieved_rate'])})")
     from tribunal.eval.equiv.audit_job import cascade_savings
 
     for row in cascade_savings(result.rules):
         if row["calls_judge_alone"] == row["calls_judge_alone"]:
-            console.print(f"{row['rule']}: {row['calls']:.0f} LM calls against {row['calls_judge_alone']:.0f} for the judge "
-                          f"alone (saved {row['calls_saved']:.0f}); verdicts agree with the judge alone on "
-                          f"{row['agreement_with_judge_alone']:.3f} of pairs")
+            say(f"{row['rule']}: {count(row['calls'])} LM calls against {count(row['calls_judge_alone'])} for the "
+                f"judge alone (saved {count(row['calls_saved'])}); verdicts agree with the judge alone on "
+                f"{number(row['agreement_with_judge_alone'])} of pairs")
     if result.files:
-        console.print(f"files: {result.files[0].parent}/")
-    console.print(f"signature: {result.signature}", soft_wrap=True)
+        say(f"files: {result.files[0].parent}/")
+    say(f"signature: {result.signature}")
 
 
 def _fmt(value) -> str:
+    """A table cell: shares and agreement with fixed decimals, 'n/a' where undefined."""
     if isinstance(value, float):
-        return "n/a" if value != value else f"{value:.3f}"
-    return str(value)
+        return number(value)
+    return "" if value is None else str(value)
 
 
-@app.command("generate")
+@app.command("generate", epilog=examples(
+    "tribunal equiv generate --lm openai/gpt-4o-mini",
+    "tribunal equiv generate --lm openai/gpt-4o-mini --out generated.jsonl && "
+    "tribunal equiv audit --suite generated.jsonl"))
 def generate(
     lm: str = typer.Option(..., "--lm", help="LiteLLM model that writes the perturbations."),
     api_base: Optional[str] = ApiBaseOption,
@@ -287,22 +329,35 @@ def generate(
     suite: Optional[Path] = SuiteOption,
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
-    out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", help="JSONL of kept pairs (usable as --suite)."),
+    out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", metavar="FILE",
+                             help="JSONL of the kept pairs (usable as --suite)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Have an LM write perturbations of the suite's originals; keep only those passing the checks."""
+    """Have an LM write perturbations of the suite's hypotheses.
+
+    For every original hypothesis of the suite and every perturbation kind, the LM writes a
+    perturbed version; only those passing the kind's deterministic check are kept (written to
+    --out, usable as --suite), the others are listed with the reason. The run is logged to MLflow.
+    """
+    from tribunal.cli.progress import progress_bars
     from tribunal.eval.data.output_paths import writable_file
     from tribunal.eval.tracking.generate_run import run_generation
 
     writable_file(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache)
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result, run_id = run_generation(load_suite_or_fail(suite), lm_obj, lm, settings, out, temperature, attempts)
+    loaded = load_suite_or_fail(suite)
+    with progress_bars() as report:
+        result, run_id = run_generation(loaded, lm_obj, lm, settings, out, temperature, attempts,
+                                        progress=lambda done, total: report("writing perturbations", done, total))
     console = make_console()
-    console.print(f"kept {len(result.kept)} perturbations, rejected {len(result.rejected)}; written to {out}")
+    line(console, f"kept {len(result.kept)} perturbations, rejected {len(result.rejected)}; written to {out}")
     if run_id:
-        console.print(f"MLflow run {run_id}; see it with: {settings.ui_command()}")
+        line(console, f"MLflow run {run_id}; see it with: {settings.ui_command()}")
     for item in result.rejected[:20]:
-        console.print(f"[yellow]rejected[/yellow] {item['original']} {item['kind']}: {'; '.join(item['problems'])}")
+        line(console, f"rejected {item['original']} {item['kind']}: {'; '.join(item['problems'])}")
+    if len(result.rejected) > 20:
+        where = " (all are in the MLflow run's rejected.json)" if run_id else ""
+        line(console, f"... and {len(result.rejected) - 20} more rejected{where}")

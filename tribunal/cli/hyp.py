@@ -9,8 +9,12 @@ import typer
 
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
+from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, build_cli_lm
+from tribunal.cli.numbers import number, p_value
+from tribunal.eval.equiv import defaults
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -31,7 +35,28 @@ def _choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
-@app.command("run")
+RUN_EPILOG = examples(
+    "tribunal hyp run --lm openai/gpt-4o-mini",
+    "tribunal hyp run --instance my_instances.jsonl --depths 0,1,5 --reruns 5 --lm openai/gpt-4o-mini "
+    "--judge-lm openai/gpt-4o --out runs/",
+    "tribunal hyp divergence runs/")
+DIVERGENCE_EPILOG = examples(
+    "tribunal hyp divergence tribunal-out/hyp-runs/example_gpt-4o-mini-1a2b3c4d",
+    "tribunal hyp divergence runs/ --rules tfidf,llm --lm openai/gpt-4o-mini --rubric full,component")
+
+
+def frame_text(frame) -> str:
+    """A result table as aligned text: p-values keep their magnitude, other numbers fixed decimals."""
+    formatters = {}
+    for column in frame.columns:
+        name = str(column)
+        if frame[column].dtype.kind == "f":
+            p_column = name == "p" or name.startswith("p_") or name.endswith("_p")
+            formatters[column] = p_value if p_column else number
+    return frame.to_string(index=False, formatters=formatters)
+
+
+@app.command("run", epilog=RUN_EPILOG)
 def run(
     lm: str = typer.Option(..., "--lm", help="LiteLLM model for the proposer, critic and reviser (the generation model)."),
     api_base: Optional[str] = ApiBaseOption,
@@ -61,7 +86,13 @@ def run(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Run the proposer/critic workflow per instance and depth, several times; then judge engagement."""
+    """Run the hypothesis proposer/critic workflow.
+
+    For every instance and every critique depth K (--depths), --reruns independent runs: the
+    proposer offers hypotheses, then K rounds of critic and reviser; afterwards the engagement judge
+    labels how each critique demand was met. Runs are stored in --out (resumable) for
+    `tribunal hyp divergence`; the run is logged to MLflow.
+    """
     from tribunal.eval.data.output_paths import writable_folder
     from tribunal.eval.hyp.instance import load_instances
     from tribunal.eval.hyp.run_job import RunSettings, run_workflow
@@ -82,9 +113,11 @@ def run(
                             f"{[i.model_dump_json() for i in loaded]}|{lm}|{api_base}|{temperature}")
     writable_folder(out, "--out")
     console = make_console()
+    if judge_lm is not None and not engagement:
+        raise UserError("--judge-lm: the engagement judge does not run with --no-engagement")
     if reruns > 1 and temperature == 0:
-        console.print("[yellow]--temperature 0: the reruns are fresh calls, but a deterministic model "
-                      "will answer them alike[/yellow]")
+        make_console(stderr=True).print("[yellow]note:[/yellow] --temperature 0: the reruns are fresh calls, but a "
+                                        "deterministic model will answer them alike")
     settings = RunSettings(depths=_depths(depths), reruns=reruns, max_per_opening=max_per_opening, threads=threads)
     lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
@@ -95,32 +128,40 @@ def run(
     result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
                           judge_obj, judge_public)
     for problem in result.unreadable:
-        console.print(f"[yellow]run again[/yellow]: {problem}")
+        line(console, f"run again: {problem}")
     failed = [r for r in result.records if not r.ok]
-    console.print(f"{len(result.records)} runs of {len(loaded)} instance(s) in {out} ({result.reused} reused, "
+    line(console, f"{len(result.records)} runs of {len(loaded)} instance(s) in {out} ({result.reused} reused, "
                   f"{len(failed)} with errors, {result.labelled} labelled by the engagement judge)")
     for record in failed:
-        console.print(f"[yellow]{record.instance}/{record.run_id}[/yellow]: {'; '.join(record.errors)}")
-    console.print(f"signature: {result.signature}")
+        line(console, f"{record.instance}/{record.run_id}: {'; '.join(record.errors)}")
+    line(console, f"signature: {result.signature}")
+    if result.run_id:
+        line(console, f"MLflow run {result.run_id}")
     if failed:
         from tribunal.errors import EXIT_UNSCORED
 
-        console.print(f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
+        line(console, f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
                       f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
 
 
-@app.command("divergence")
+@app.command("divergence", epilog=DIVERGENCE_EPILOG)
 def divergence(
     run_dir: Path = typer.Argument(..., help="A directory written by `tribunal hyp run`."),
-    rules: str = typer.Option("tfidf,embedding", "--rules", help="Comma-separated rules: tfidf, embedding, llm."),
-    rubric: str = typer.Option("full", "--rubric", help="LLM rubric(s): full, component, none (comma-separated)."),
-    lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm rule (temperature 0)."),
+    rules: str = typer.Option("tfidf,embedding", "--rules",
+                              help="Comma-separated rules judging 'same mechanism?': tfidf, embedding, chain, llm, cascade."),
+    rubric: str = typer.Option("full", "--rubric", metavar="RUBRICS",
+                               help="LLM rubric(s), comma-separated: full, component, none."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm and cascade rules (temperature 0)."),
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
-    tfidf_threshold: float = typer.Option(0.25, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
-    embedding_threshold: float = typer.Option(0.77, "--embedding-threshold", help="Embedding cosine threshold."),
+    tfidf_threshold: float = typer.Option(
+        defaults.TFIDF_THRESHOLD, "--tfidf-threshold",
+        help="tfidf rule: TF-IDF cosine similarity at or above which two hypotheses are the 'same'."),
+    embedding_threshold: float = typer.Option(
+        defaults.EMBEDDING_THRESHOLD, "--embedding-threshold",
+        help="embedding rule: embedding cosine similarity at or above which two hypotheses are the 'same'."),
     embedder: str = typer.Option("all-MiniLM-L6-v2", "--embedder", help="all-MiniLM-L6-v2 (offline) or another embedder."),
     matching: str = typer.Option(
         "lineage", "--matching", help="lineage: every pair of hypotheses descending from the same opening hypothesis "
@@ -140,7 +181,13 @@ def divergence(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Instance-averaged extra divergence per depth pair with its permutation p, per-instance rows, clusters, engagement."""
+    """Measure how much runs of the hypothesis workflow diverge.
+
+    Matches hypotheses of two runs (by lineage or slot), judges each matched pair with each rule,
+    and reports the instance-averaged extra divergence of cross-depth over same-depth run pairs with
+    its exact permutation p-value, per-instance rows, clusters and engagement label shares. Tables
+    go to --out as TSV; the run is logged to MLflow.
+    """
     from tribunal.cli.equiv import build_rules
     from tribunal.eval.hyp.divergence import MATCHINGS
     from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence
@@ -162,16 +209,18 @@ def divergence(
     except ValueError as err:
         raise UserError(str(err)) from err
     console = make_console()
-    floats = lambda v: f"{v:.4g}"
     counts = result.matching
-    console.print(f"{settings.matching} matching: {int(counts['matched_pairs'].sum())} matched pairs over "
-                  f"{int(counts['run_pairs'].sum())} run pairs ({len(counts)} instance(s))")
-    console.print("\ninstance-averaged extra divergence:")
-    console.print(result.divergence.to_string(index=False, float_format=floats))
-    console.print("\nper instance (exact p over that instance's splits):")
-    console.print(result.by_instance.to_string(index=False, float_format=floats))
-    console.print(f"\nclusters ({CLUSTER_RULE}):")
-    console.print(result.clusters.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    console.print("\nengagement label shares per depth:")
-    console.print(result.engagement.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    console.print(f"signature: {result.signature}")
+    say = lambda text: line(console, text)  # noqa: E731
+    say(f"{settings.matching} matching: {int(counts['matched_pairs'].sum())} matched pairs over "
+        f"{int(counts['run_pairs'].sum())} run pairs ({len(counts)} instance(s))")
+    for title, frame in (("instance-averaged extra divergence", result.divergence),
+                         ("per instance (exact p over that instance's splits)", result.by_instance),
+                         (f"clusters ({CLUSTER_RULE})", result.clusters),
+                         ("engagement label shares per depth", result.engagement)):
+        say("")
+        say(f"{title}:")
+        for text in frame_text(frame).splitlines():
+            say(text)
+    say(f"signature: {result.signature}")
+    if result.run_id:
+        say(f"MLflow run {result.run_id}")

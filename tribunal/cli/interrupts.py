@@ -12,11 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import sys
 import threading
 from typing import Iterator
 
 from tribunal.errors import EXIT_INTERRUPTED
+from tribunal.quiet import real_stderr
 
 SECOND_INTERRUPT = ("tribunal: interrupted again: stopped at once; finished items are kept "
                     "(rerun the same command to resume)")
@@ -34,7 +34,7 @@ def second_interrupt_stops_at_once() -> Iterator[None]:
         seen["count"] += 1
         if seen["count"] == 1:
             raise KeyboardInterrupt
-        print(SECOND_INTERRUPT, file=sys.stderr, flush=True)
+        print(SECOND_INTERRUPT, file=real_stderr(), flush=True)  # not the libraries' silenced stream
         os._exit(EXIT_INTERRUPTED)
 
     previous = signal.signal(signal.SIGINT, on_sigint)

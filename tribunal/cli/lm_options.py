@@ -15,13 +15,17 @@ import typer
 
 from tribunal.cli.errors import UserError
 
-LmOption = typer.Option(None, "--lm", help="LiteLLM model name, e.g. openai/gpt-4o-mini.")
-ApiBaseOption = typer.Option(None, "--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, ...).")
-ApiKeyEnvOption = typer.Option(None, "--api-key-env",
-                               help="Environment variable holding the API key (default: the provider's usual one).")
-CacheOption = typer.Option(True, "--cache/--no-cache",
-                           help="Reuse DSPy's response cache (keyed by model, endpoint and request); "
-                                "answers it serves are counted apart and cost nothing.")
+LM_HELP = "LiteLLM model name, e.g. openai/gpt-4o-mini (the key comes from the provider's usual variable)."
+API_BASE_HELP = "Base URL of an OpenAI-compatible server (vLLM, Ollama, a gateway)."
+API_KEY_ENV_HELP = ("Environment variable holding the API key (default: the provider's usual one, "
+                    "e.g. OPENAI_API_KEY); the key never goes on the command line.")
+CACHE_HELP = ("Reuse DSPy's response cache (keyed by model, endpoint and request); answers it serves are "
+              "counted apart and cost nothing.")
+
+LmOption = typer.Option(None, "--lm", help=LM_HELP)
+ApiBaseOption = typer.Option(None, "--api-base", help=API_BASE_HELP)
+ApiKeyEnvOption = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP)
+CacheOption = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP)
 
 
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,

@@ -7,8 +7,10 @@ from typing import List, Optional
 
 import typer
 
-from tribunal.cli.console import console as make_console
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, resolve_wmt23, tracking_settings
+from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
+from tribunal.cli.help_policy import examples
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -18,7 +20,10 @@ ProtocolOption = typer.Option(
 )
 
 
-@app.command("meta-eval")
+@app.command("meta-eval", epilog=examples(
+    "tribunal mt meta-eval",
+    "tribunal mt meta-eval --metric COMET --metric BLEU --lp zh-en --output table.tsv",
+    "tribunal mt meta-eval --protocol wmt24 --significance 1000 --no-track"))
 def meta_eval(
     data: Optional[Path] = DataOption,
     metric: Optional[List[str]] = typer.Option(None, "--metric", help="Base metric name, e.g. COMET (repeatable; default: all)."),
@@ -40,10 +45,18 @@ def meta_eval(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """A primary meta-evaluation table (WMT23: accuracy, Pearson, acc-t; WMT24/25: SPA, acc_eq), optionally ranked."""
+    """A shared task's primary meta-evaluation table.
+
+    WMT23: system-level pairwise accuracy, Pearson and segment-level acc-t per language pair;
+    WMT24/25: SPA and acc_eq. Every metric present is scored unless --metric names some;
+    --significance adds WMT's significance clusters. The run is logged to MLflow.
+    """
     from tribunal.eval.meta.meta_eval_job import run_meta_eval
     from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.meta.report import rich_table, write_tsv
+    from rich.markup import escape
+
+    from tribunal.cli.tables import print_meta_table
+    from tribunal.eval.meta.report import write_tsv
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if output:
@@ -56,20 +69,21 @@ def meta_eval(
         title += f"; (rank) = significance cluster, {significance} draws, seed {seed}"
     if coverage_limited:
         title += "; COVERAGE-LIMITED: rows with coverage < 1 are scored on the cells they cover"
-    console.print(rich_table(result.table, title))
+    print_meta_table(console, result.table, title)
     for note in result.notes:
-        errors.print(f"[cyan]note:[/cyan] {note}")
+        errors.print(f"[cyan]note:[/cyan] {escape(note)}")
     for problem in result.problems():
-        errors.print(f"[yellow]not scored:[/yellow] {problem}")
+        errors.print(f"[yellow]not scored:[/yellow] {escape(problem)}")
     if output:
         write_tsv(result.table, output)
-        console.print(f"table written to {output}")
-    console.print(f"signature: {result.signature}")
+        line(console, f"table written to {output}")
+    line(console, f"signature: {result.signature}")
     if result.run_id:
-        console.print(f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
+        line(console, f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
 
 
-@app.command("compare")
+@app.command("compare", epilog=examples("tribunal mt compare COMET BLEU",
+                                        "tribunal mt compare COMET BLEU --lp zh-en --samples 1000 --seed 7"))
 def compare(
     metric_a: str = typer.Argument(..., help="First base metric name."),
     metric_b: str = typer.Argument(..., help="Second base metric name."),
@@ -82,16 +96,24 @@ def compare(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Paired significance test of A against B on every task of a protocol (wmt24/25: SPA and acc_eq)."""
+    """Paired significance test of metric A against metric B.
+
+    On every task of the protocol (WMT23's ten; WMT24/25: SPA and acc_eq): the paired permutation
+    p-value and a bootstrap interval of the difference. The run is logged to MLflow.
+    """
+    from tribunal.cli.tables import print_meta_table
     from tribunal.eval.meta.compare_job import run_compare
-    from tribunal.eval.meta.report import rich_table
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol)
     console = make_console()
-    console.print(rich_table(result.table, f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})"))
-    console.print(f"signature: {result.signature}")
+    print_meta_table(console, result.table,
+                     f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})")
+    line(console, f"signature: {result.signature}")
+    if result.run_id:
+        line(console, f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
 
+from tribunal.cli.mt_evaluate import EPILOG as EVALUATE_EPILOG  # noqa: E402
 from tribunal.cli.mt_evaluate import evaluate  # noqa: E402
 
-app.command("evaluate")(evaluate)
+app.command("evaluate", epilog=EVALUATE_EPILOG)(evaluate)

@@ -2,64 +2,80 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from tribunal.cli.common import NoTrack, TraceSample, TrackingUri, data_root
+from tribunal.cli.common import Experiment, NoTrack, TraceSample, TrackingUri, data_root
 from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
+from tribunal.cli.help_policy import examples
+from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP
+from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.errors import EXIT_UNSCORED
+
+MMAD_ONLY = ("--preset", "--strategy", "--rounds", "--topic", "--demos")
+EPILOG = examples(
+    "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --limit 20",
+    "tribunal mt evaluate --lp en-de --lm openai/Qwen2.5-7B-Instruct --api-base http://localhost:8000/v1 "
+    "--strategy deliberation --ablate stage2",
+    "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --role-lm judge=openai/gpt-4o --program mmad",
+    "tribunal mt evaluate --config run.toml --limit 50   # flags override the file")
 
 
 def evaluate(
-    lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en."),
-    data: Optional[Path] = typer.Option(None, "--data", help="MTME folder (default: $TRIBUNAL_DATA/wmt23)."),
-    program: Optional[str] = typer.Option(None, "--program", help="mmad | gemba-mqm | eaprompt | gemba-esa | mqm-ape (default mmad), or a tuned export (.json) from `tribunal export`."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one, default) | lean (fewer calls)."),
-    strategy: Optional[str] = typer.Option(None, "--strategy", help="consensus | deliberation | interactive-review | consultancy-review."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="Maximum debate rounds (default 3)."),
-    ablate: Optional[List[str]] = typer.Option(None, "--ablate", help="Ablation (repeatable): stage1 | stage2 | stage3 (mmad), spans (gemba-esa), verifier (mqm-ape)."),
-    topic: Optional[str] = typer.Option(None, "--topic", help="Debate topic: severity | category | free."),
-    lm: Optional[str] = typer.Option(None, "--lm", help="Default LM, e.g. openai/gpt-4o-mini."),
+    lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en. Required (here or as lp in --config)."),
+    lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model name of every role without a --role-lm, e.g. "
+                                     "openai/gpt-4o-mini. Required (here or as lm.model in --config)."),
+    data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23)."),
+    program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE", help="mmad | gemba-mqm | eaprompt | gemba-esa | mqm-ape (default: mmad), or a tuned export (.json) from `tribunal export`."),
+    preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one; default) | lean (fewer calls)."),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="M-MAD debate: consensus (default) | deliberation | interactive-review | consultancy-review."),
+    rounds: Optional[int] = typer.Option(None, "--rounds", help="M-MAD: most debate rounds (default: 3)."),
+    ablate: Optional[List[str]] = typer.Option(None, "--ablate", metavar="SWITCH", help="Leave a step out (repeatable): stage1 | stage2 | stage3 (mmad), spans (gemba-esa), verifier (mqm-ape)."),
+    topic: Optional[str] = typer.Option(None, "--topic", help="M-MAD debate topic: severity (default) | category | free."),
     api_base: Optional[List[str]] = typer.Option(
-        None, "--api-base", help="Endpoint URL; repeat it for several replicas of the model (LiteLLM's Router balances them)."),
+        None, "--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, a gateway); repeat it for "
+        "several replicas of the model (LiteLLM's Router balances them)."),
     routing: Optional[str] = typer.Option(None, "--routing", help="With several --api-base: least-busy (default) | simple-shuffle."),
     batch: Optional[bool] = typer.Option(None, "--batch", help="Send the calls through the provider's batch API "
                                          "(OpenAI, vLLM, Anthropic) at the batch price; results take longer."),
-    batch_poll: Optional[float] = typer.Option(None, "--batch-poll", help="First wait between batch status checks, seconds (default 30)."),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help="Env variable holding the API key."),
-    cache: Optional[bool] = typer.Option(
-        None, "--cache/--no-cache",
-        help="Reuse DSPy's response cache (default: on; keyed by model, endpoint and request). "
-             "Answers it serves are counted apart and cost nothing."),
-    role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="ROLE=MODEL or ROLE=MODEL@API_BASE (repeatable), e.g. judge=openai/gpt-4o."),
-    systems: Optional[List[str]] = typer.Option(None, "--systems", help="Systems to judge (default: the scored ones)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="At most N unique (source, translation) items."),
+    batch_poll: Optional[float] = typer.Option(None, "--batch-poll", help="With --batch: first wait between status checks, in seconds (default: 30)."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP),
+    cache: Optional[bool] = typer.Option(None, "--cache/--no-cache", help=CACHE_HELP + " Default: on."),
+    role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
+    systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
     rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
-    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="At most this many LM calls in flight (default 8)."),
+    concurrency: Optional[int] = typer.Option(None, "--concurrency", help="At most N LM calls in flight (default: 8)."),
     processes: Optional[int] = typer.Option(
-        None, "--processes", help="Worker processes sharing those calls (default 1; try 2+ at high concurrency)."
+        None, "--processes", help="Worker processes sharing those calls (default: 1; try 2 or more at high concurrency)."
     ),
-    demos: Optional[int] = typer.Option(None, "--demos", help="Few-shot demos per M-MAD stage-1 agent (default: 4 fixed for paper, 2 for lean)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output folder (default: tribunal-out/mt/<configuration>-<hash>, one per configuration)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files."),
-    retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again."),
-    config: Optional[Path] = typer.Option(None, "--config", help="A .toml/.json config; flags override it."),
+    demos: Optional[int] = typer.Option(None, "--demos", help="M-MAD: few-shot demos per stage-1 agent (default: the preset's, 4 for paper, 2 for lean)."),
+    out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Output folder (default: tribunal-out/mt/<configuration>-<hash>, one per configuration)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files (default: from the program and its settings, e.g. M-MAD-deliberation)."),
+    retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again (they are paid again)."),
+    config: Optional[Path] = typer.Option(None, "--config", help="A .toml or .json file of settings (the fields of EvaluateConfig); flags override it."),
     trace_sample: Optional[float] = TraceSample,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
+    experiment: str = Experiment,
 ) -> None:
-    """Judge translations with an LM judge; write MTME score files, errors and transcripts; meta-evaluate."""
+    """Judge translations with an LM judge and meta-evaluate it.
+
+    Runs M-MAD (or a baseline) on the items of one language pair, writes MTME score files
+    (metric-scores/LP/NAME-src.seg.score), errors.jsonl and transcripts.jsonl, meta-evaluates the
+    covered cells against the human MQM scores and logs an MLflow run with a trace per item. A run
+    is journaled: rerunning the same command resumes it.
+    """
     from pydantic import ValidationError
 
     from tribunal.cli.common import tracking_settings
     from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge
     from tribunal.programs.lm import parse_role_lms
 
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
         base = load_config_file(config) if config else {}
         roles = parse_role_lms(role_lm) if role_lm else None
@@ -77,13 +93,18 @@ def evaluate(
     # A tuned export brings its program and settings; explicit flags still override the settings.
     tuned = _tuned_program(program or base.get("program"))
     merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
+    given = {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic, "--demos": demos,
+             "--routing": routing, "--batch-poll": batch_poll}
+    refuse_conflicts(merged, {k: v for k, v in given.items() if v is not None})
     if ablate:
         merged = merge(merged, _ablation(merged.get("program") or "mmad", list(ablate)))
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
+    if not merged.get("lp"):
+        raise UserError("no language pair: pass --lp LP (e.g. zh-en) or set lp in --config")
     lm_table = merged.get("lm")
-    if isinstance(lm_table, dict) and not lm_table.get("model"):
+    if not isinstance(lm_table, dict) or not lm_table.get("model"):
         raise UserError("no LM: pass --lm MODEL (e.g. openai/gpt-4o-mini) or set lm.model in --config")
     try:
         settings = EvaluateConfig.model_validate(merged)
@@ -92,12 +113,26 @@ def evaluate(
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
-    result = run_and_report(settings, tracking_settings(tracking_uri, no_track), trace_sample=trace_sample)
+    result = run_and_report(settings, tracking_settings(tracking_uri, no_track, experiment), trace_sample=trace_sample)
     summary = result.summary
     if summary["scored"] < summary["items"]:
-        make_console().print(f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
+        line(make_console(), f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
                              f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
+
+
+def refuse_conflicts(merged: dict, given: dict) -> None:
+    """One-line refusals of options the resolved configuration would silently ignore."""
+    program = merged.get("program") or "mmad"
+    for option in MMAD_ONLY:
+        if option in given and program != "mmad":
+            raise UserError(f"{option}: an M-MAD setting, but the program is {program} (drop {option}, "
+                            "or use --program mmad)")
+    endpoints = (merged.get("router") or {}).get("endpoints") or []
+    if "--routing" in given and len(endpoints) < 2:
+        raise UserError("--routing: balances several endpoints; give --api-base more than once")
+    if "--batch-poll" in given and not (merged.get("batch") or {}).get("enabled"):
+        raise UserError("--batch-poll: only used with --batch")
 
 
 def _tuned_program(value: Optional[str]) -> dict:
@@ -129,62 +164,93 @@ def _ablation(program: str, ablate: list[str]) -> dict:
 
 
 def run_and_report(settings, tracking, engine=None, trace_sample=None):
-    """Run with a Rich progress bar, print the summary and return the result (shared with ``tribunal demo``)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
+    """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
+    from tribunal.cli.progress import progress_bars
     from tribunal.eval.data.errors import DataFormatError
     from tribunal.eval.mt.job import run_evaluation
 
-    console = make_console()
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, transient=True) as bar:
-        task = bar.add_task(f"{settings.metric_name} {settings.lp}", total=None)
+    label = f"judging {settings.metric_name} {settings.lp}"
+    with progress_bars() as report:
         try:
             result = run_evaluation(settings, tracking, engine,
-                                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                                    progress=lambda done, total: report(label, done, total),
                                     trace_sample=trace_sample)
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
-    print_summary(console, result)
+    print_summary(make_console(), result)
     return result
 
 
+META_KEYS = ("sys_pearson", "sys_acc", "seg_pearson", "seg_acc_t")  # printed as logged: meta.<key> in MLflow
+SPAN_KEYS = ("char_precision", "char_recall", "char_f1", "span_precision", "span_recall", "span_f1")
+
+
+def meta_reasons(meta: dict) -> dict[str, str]:
+    """Why a meta-evaluation value is undefined on the covered cells."""
+    systems, cells = meta.get("covered_systems", 0), meta.get("covered_cells", 0)
+    few_systems = "fewer than 2 systems covered" if systems < 2 else "the scores do not vary across systems"
+    few_cells = "fewer than 2 rated cells covered" if cells < 2 else "the scores do not vary"
+    return {"sys_pearson": few_systems, "sys_acc": "no pair of covered systems",
+            "seg_pearson": few_cells, "seg_acc_t": "no source segment with two covered systems"}
+
+
+def span_reasons(spans: dict) -> dict[str, str]:
+    """Why a span precision / recall / F1 is undefined."""
+    precision = "the judge marked no error span in the rated cells"
+    recall = "the human raters marked no error span in the covered cells"
+    f1 = precision if not spans.get("predicted_spans") else recall
+    return {f"{level}_{name}": reason for level in ("char", "span")
+            for name, reason in (("precision", precision), ("recall", recall), ("f1", f1))}
+
+
 def print_summary(console, result) -> None:
+    """The run's summary: items, calls, spend, agreement with the humans, files, signature."""
     s = result.summary
-    console.print(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
-                  f"scored {s['scored']}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
-    for reason, count in sorted(s["unscored_reasons"].items()):
-        console.print(f"  unscored: {count} x {reason}")
+    say = lambda text: line(console, text)  # noqa: E731
+    say(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
+        f"scored {s['scored']}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
+    for reason, n in sorted(s["unscored_reasons"].items()):
+        say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
-        console.print(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
-                      "rerun the same command to judge them again")
+        say(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
+            "rerun the same command to judge them again")
     if s["unscored_permanent"]:
-        console.print(f"  {s['unscored_permanent']} unscored with an unusable answer: "
-                      "rerun with --retry-unscored to pay for them again")
+        say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
+            "rerun with --retry-unscored to pay for them again")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
-    console.print(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
-                  f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
-    console.print(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; "
-                  f"spend: {s['cost']}")
+    say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
+        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
+    say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
     if any(spans.values()):
-        console.print("error spans grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
-    for key, value in result.meta.items():
-        console.print(f"  {key}: {value:.4f}")
-    for key, value in result.spans.items():
-        console.print(f"  span {key}: {value:.4f}")
-    console.print(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
+        say("error spans grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
+    if result.meta:
+        reasons = meta_reasons(result.meta)
+        say(f"against the human MQM scores ({count(result.meta.get('covered_cells'))} rated cells of "
+            f"{count(result.meta.get('covered_systems'))} systems):")
+        for key in META_KEYS:
+            if key in result.meta:
+                say(f"  {key}: {number(result.meta[key], reasons[key])}")
+    if result.spans:
+        reasons = span_reasons(result.spans)
+        say(f"error spans against the raters' ({count(result.spans.get('cells'))} rated cells; "
+            f"{count(result.spans.get('predicted_spans'))} spans marked by the judge, "
+            f"{count(result.spans.get('gold_spans'))} by the raters):")
+        for key in SPAN_KEYS:
+            if key in result.spans:
+                say(f"  span {key}: {number(result.spans[key], reasons[key])}")
+    say(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
     if s.get("system_scores_gap"):
-        console.print(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
-                      "test set only")
+        say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
+            "test set only")
     if s.get("batch"):
         b = s["batch"]
-        spend = "unknown price" if b["spend_usd_batch_price"] is None else f"${b['spend_usd_batch_price']:.4f} at the batch price"
-        console.print(f"batches: {b['batches']} in {b['steps']} steps, {b['requests']} requests "
-                      f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
-                      f"{b['output_tokens']} out: {spend}")
-    console.print(f"wall time: {s['wall_seconds']:.1f} s")
-    console.print(f"signature: {result.signature}")
+        price = b["spend_usd_batch_price"]
+        spend = "unknown price" if price is None else f"{money(price)} at the batch price"
+        say(f"batches: {b['batches']} in {b['steps']} steps, {b['requests']} requests "
+            f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
+            f"{b['output_tokens']} out: {spend}")
+    say(f"wall time: {seconds(s['wall_seconds'])}")
+    say(f"signature: {result.signature}")
     if result.run_id:
-        console.print(f"MLflow run {result.run_id}")
-
+        say(f"MLflow run {result.run_id}")

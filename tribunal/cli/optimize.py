@@ -7,64 +7,89 @@ from typing import List, Optional
 
 import typer
 
-from tribunal.cli.common import NoTrack, TrackingUri, tracking_settings
+from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
+from tribunal.cli.help_policy import examples
+from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP
+from tribunal.cli.numbers import number
+from tribunal.optimizers.registry import OPTIMIZERS
 
-OPTIMIZER_HELP = ("labeled | bootstrap | random-search | mipro | simba | gepa "
-                  "(--budget: demos | demos | candidate programs | trials | steps | metric calls)")
-
+OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
+    f"{name} ({spec.dspy_name})" for name, spec in OPTIMIZERS.items()) + "."
+BUDGET_HELP = "How much the optimizer may do; what N counts depends on --optimizer: " + "; ".join(
+    f"{name}: {spec.budget_meaning} (default {spec.default_budget})" for name, spec in OPTIMIZERS.items()) + "."
 SET_HELP = ("A program setting, repeatable; checked by the program's own config and kept in the export "
             "(e.g. rubric=component for equiv-llm; strategy=deliberation, rounds=2, ablate=stage2,stage3 for mmad).")
+TEACHERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_teacher)
+PROMPTERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_prompt_lm)
+EPILOG = examples(
+    "tribunal optimize --program equiv-llm --optimizer labeled --train suite:0-80 --dev suite:80-120 "
+    "--lm openai/gpt-4o-mini",
+    "tribunal optimize --program gemba-mqm --optimizer mipro --budget 12 --train mqm-ted:en-de:0-200 "
+    "--dev mqm-ted:en-de:200-260 --lm openai/gpt-4o-mini --prompt-lm openai/gpt-4o",
+    "tribunal optimize --program mmad --set strategy=deliberation --optimizer bootstrap "
+    "--train mqm-ted:zh-en:0-100 --dev mqm-ted:zh-en:100-140 --lm openai/gpt-4o-mini --teacher-lm openai/gpt-4o")
 
 
 def register(app: typer.Typer) -> None:
-    app.command("optimize")(optimize)
+    app.command("optimize", epilog=EPILOG)(optimize)
 
 
 def optimize(
-    program: str = typer.Option(..., "--program", help="A registered program name, or an exported .json file."),
-    optimizer: str = typer.Option(..., "--optimizer", help=OPTIMIZER_HELP),
-    program_settings: List[str] = typer.Option(
-        [], "--set", metavar="KEY=VALUE", help=SET_HELP),
+    program: str = typer.Option(..., "--program", metavar="NAME|FILE",
+                                help="A registered program (gemba-mqm, mmad, eaprompt, gemba-esa, mqm-ape, equiv-llm) "
+                                     "or an exported .json file to tune further."),
+    optimizer: str = typer.Option(..., "--optimizer", metavar="NAME", help=OPTIMIZER_HELP),
     train: str = typer.Option(
         ..., "--train", help="Training data: mqm-ted:LP[:A-B], suite[:FILE][:A-B] or pairs:FILE[:A-B] (never WMT23)."),
-    dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train)."),
-    lm: str = typer.Option(..., "--lm", help="Task LM (any LiteLLM model name; key from the environment)."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="Endpoint URL for all LMs (vLLM, Ollama, ...)."),
-    teacher_lm: Optional[str] = typer.Option(None, "--teacher-lm", help="Teacher LM for bootstrapping demos."),
+    dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train, disjoint)."),
+    lm: str = typer.Option(..., "--lm", help="Task LM: the LiteLLM model the tuned judge runs on."),
+    program_settings: List[str] = typer.Option([], "--set", help=SET_HELP),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help=API_BASE_HELP + " Used by every role."),
+    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP + " Used by every role."),
+    teacher_lm: Optional[str] = typer.Option(
+        None, "--teacher-lm", help=f"Teacher LM that bootstraps demos (optimizers {TEACHERS}; default: --lm)."),
     prompt_lm: Optional[str] = typer.Option(
-        None, "--prompt-lm", help="Prompt/reflection LM for mipro, simba, gepa (default: --lm)."),
-    budget: Optional[int] = typer.Option(None, "--budget", min=1, help="Optimizer budget (see --optimizer)."),
-    seed: int = typer.Option(0, "--seed", help="Random seed."),
+        None, "--prompt-lm", help=f"LM proposing instructions or reflecting (optimizers {PROMPTERS}; default: --lm)."),
+    budget: Optional[int] = typer.Option(None, "--budget", min=1, help=BUDGET_HELP),
+    seed: int = typer.Option(0, "--seed", help="Random seed (training order, candidate sampling)."),
     threads: int = typer.Option(4, "--threads", min=1, max=256, help="Concurrent LM calls."),
-    cache: bool = typer.Option(True, "--cache/--no-cache",
-                               help="Reuse DSPy's response cache (keyed by model, endpoint and request)."),
+    cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
     out: Optional[Path] = typer.Option(
-        None, "--out", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
+        None, "--out", metavar="FILE", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
+    experiment: str = Experiment,
 ) -> None:
-    """Tune a judge with a DSPy optimizer; every trial is a nested MLflow run; the result is exported."""
+    """Tune a judge's demos and instructions with a DSPy optimizer.
+
+    Scores the untuned program on --dev, runs the optimizer on --train (every trial a nested MLflow
+    run), scores the tuned program on --dev and exports it as sealed JSON (load it back with
+    --program FILE in optimize, mt evaluate and equiv audit).
+    """
     from pydantic import ValidationError
 
+    from tribunal.cli.progress import progress_bars
     from tribunal.errors import UserError
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
     from tribunal.optimizers.program_settings import parse_assignments
 
     try:
         request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
-                                  train=train, dev=dev, lm=lm, api_base=api_base,
+                                  train=train, dev=dev, lm=lm, api_base=api_base, api_key_env=api_key_env,
                                   teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
                                   threads=threads, cache=cache, out=out)
     except ValidationError as err:
         first = err.errors()[0]
         raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
-    settings = tracking_settings(tracking_uri, no_track)
-    result = run_optimize(request, settings)
+    settings = tracking_settings(tracking_uri, no_track, experiment)
+    with progress_bars() as report:
+        result = run_optimize(request, settings, progress=report)
     console = make_console()
-    console.print(f"dev score: untuned {result.untuned.score:.3f} -> tuned {result.tuned.score:.3f} "
+    line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
-    console.print(f"program: {result.out}")
-    console.print(f"signature: {result.signature}", soft_wrap=True)
+    line(console, f"program: {result.out}")
+    line(console, f"signature: {result.signature}")
     if result.run_id:
-        console.print(f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")
+        line(console, f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")

@@ -9,6 +9,8 @@ import typer
 
 from tribunal.cli.common import TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
+from tribunal.cli.help_policy import examples
 
 
 def make_terminal():
@@ -21,14 +23,19 @@ ExperimentFilter = typer.Option(None, "--experiment", help="Only runs of this ex
 Filter = typer.Option("", "--filter", help="MLflow filter, e.g. \"params.strategy = 'consensus'\".")
 
 
-@app.command("list")
+@app.command("list", epilog=examples("tribunal runs list", "tribunal runs list --experiment tribunal-demo --max 5",
+                                     "tribunal runs list --filter \"params.strategy = 'consensus'\""))
 def list_runs(
     experiment: Optional[str] = ExperimentFilter,
     filter_string: str = Filter,
     max_results: int = typer.Option(50, "--max", help="At most this many runs."),
     tracking_uri: Optional[str] = TrackingUri,
 ) -> None:
-    """List runs, newest first: name, status, duration, key metrics and the reproducibility signature."""
+    """List tracked runs, newest first.
+
+    One block per run: name, status, duration, key metrics and the reproducibility signature,
+    wrapped to the terminal's width (nothing cut).
+    """
     from tribunal.cli.runs_render import print_records
     from tribunal.eval.tracking.runs_view import find_runs, runs_table
 
@@ -38,7 +45,8 @@ def list_runs(
     print_records(make_terminal(), table, f"{len(runs)} run(s), newest first", heading=("#", "name"))
 
 
-@app.command("compare")
+@app.command("compare", epilog=examples("tribunal runs compare RUN_ID_1 RUN_ID_2",
+                                        "tribunal runs compare --experiment tribunal --quality meta.seg_acc_t"))
 def compare_runs(
     run_ids: Optional[List[str]] = typer.Argument(None, help="Run ids (default: the runs matching the filters)."),
     experiment: Optional[str] = ExperimentFilter,
@@ -46,11 +54,15 @@ def compare_runs(
     quality: Optional[str] = typer.Option(None, "--quality", help="Metric for the cost-vs-quality plot (default: the first key metric all runs have)."),
     cost: str = typer.Option("lm_calls", "--cost", help="Cost metric for the plot."),
     step_metric: Optional[str] = typer.Option(None, "--step-metric", help="Metric to plot per step (default: every metric logged per step, e.g. debate rounds)."),
-    out: Path = typer.Option(Path("tribunal-out/runs-compare"), "--out", help="Where plots go."),
+    out: Path = typer.Option(Path("tribunal-out/runs-compare"), "--out", metavar="DIR", help="Where plots go."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = typer.Option(False, "--no-track", help="Do not log the comparison as a run."),
 ) -> None:
-    """Runs side by side: params that differ, metrics (key ones first), cost; plots saved and logged."""
+    """Compare tracked runs side by side.
+
+    Params that differ, metrics (key ones first) and cost, then plots (key metrics, cost against
+    quality, metrics per step) saved to --out and logged as a run of tribunal-comparisons.
+    """
     from tribunal.cli.runs_render import print_records, print_side_by_side
     from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.eval.tracking.runs_view import (
@@ -89,7 +101,7 @@ def compare_runs(
     out.mkdir(parents=True, exist_ok=True)
     for name, figure in figures.items():
         figure.savefig(out / name, dpi=120)
-        console.print(f"plot: {out / name}")
+        line(console, f"plot: {out / name}")
     settings = tracking_settings(tracking_uri, no_track, "tribunal-comparisons")
     with tracked_run(settings, "runs compare", {"runs": ",".join(view.runs.run_id)}) as run:
         for name, figure in figures.items():
@@ -97,4 +109,4 @@ def compare_runs(
         run.log_text(view.metrics.to_csv(sep="\t"), "metrics.tsv")
         run.log_text(view.params.to_csv(sep="\t"), "params_that_differ.tsv")
     if run.run_id:
-        console.print(f"comparison logged as run {run.run_id}; {settings.ui_command()}")
+        line(console, f"comparison logged as run {run.run_id}; {settings.ui_command()}")

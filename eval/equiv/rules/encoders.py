@@ -46,8 +46,18 @@ def _local_encoder(model_dir: str | None, batch_size: int) -> Encoder:
 def _dspy_encoder(model: str, batch_size: int) -> Encoder:
     import dspy
 
+    from tribunal.errors import UserError
+
     embedder = dspy.Embedder(model, batch_size=batch_size, caching=True)
-    return lambda texts: np.asarray(embedder(texts), dtype=float)
+
+    def encode(texts: list[str]) -> np.ndarray:
+        try:
+            return np.asarray(embedder(texts), dtype=float)
+        except Exception as err:  # a provider's refusal (no key, unknown model): one line, not a traceback
+            reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+            raise UserError(f"--embedder {model}: {reason}") from err
+
+    return encode
 
 
 class CachedEmbedder:

@@ -16,14 +16,14 @@ def test_evaluate_prints_the_summary_and_rejects_bad_options(tmp_path, monkeypat
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
     with loopback_server(synthetic_judge) as (api_base, state):
         args = ["mt", "evaluate", "--data", str(wmt23()), "--lp", "zh-en", "--lm", "openai/judge", "--api-base",
-                api_base, "--api-key-env", KEY_ENV, "--limit", "3", "--demos", "1", "--program", "gemba-mqm",
+                api_base, "--api-key-env", KEY_ENV, "--limit", "3", "--program", "gemba-mqm",
                 "--out", str(tmp_path / "out"), "--no-track"]
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
         assert "scored 3, unscored 0" in result.output and "LM calls: 3 (gemba 3)" in result.output
         assert "prog:gemba-mqm" in result.output and SECRET not in result.output
         bad = CliRunner().invoke(app, args[:-3] + ["--rounds", "0", "--no-track"])
-        assert bad.exit_code != 0
+        assert bad.exit_code != 0 and "--rounds: an M-MAD setting, but the program is gemba-mqm" in str(bad.exception)
 
 
 import pytest  # noqa: E402
