@@ -53,17 +53,25 @@ class Spend:
 
     usd: float = 0.0
     unpriced: list[str] = field(default_factory=list)
+    priced: list[str] = field(default_factory=list)
+
+    @property
+    def dollars(self) -> str:
+        """The amount, with enough decimals to show a cent's fraction (small test runs cost that)."""
+        return f"${self.usd:.4f}" if self.usd >= 0.01 or self.usd == 0 else f"${self.usd:.6f}"
 
     @property
     def known(self) -> bool:
         return not self.unpriced
 
     def describe(self) -> str:
+        if not self.unpriced and not self.priced:
+            return "$0 (no call was answered by the provider)"
         if not self.unpriced:
-            return f"${self.usd:.4f} (LiteLLM's bundled price table)"
+            return f"{self.dollars} (LiteLLM's bundled price table)"
         missing = ", ".join(self.unpriced)
         if self.usd:
-            return f"${self.usd:.4f} for the priced models; unknown for {missing} (not in LiteLLM's price table)"
+            return f"{self.dollars} for the priced models; unknown for {missing} (not in LiteLLM's price table)"
         return f"unknown ({missing} not in LiteLLM's price table)"
 
 
@@ -76,6 +84,8 @@ def spend(prompt_tokens: Mapping[str, int], completion_tokens: Mapping[str, int]
             if prompt_tokens.get(model) or completion_tokens.get(model):
                 result.unpriced.append(model)
             continue
+        if prompt_tokens.get(model) or completion_tokens.get(model):
+            result.priced.append(model)
         suffix = "_batches" if batch else ""
         input_price = entry.get(f"input_cost_per_token{suffix}", entry["input_cost_per_token"] / (2 if batch else 1))
         output_price = entry.get(f"output_cost_per_token{suffix}",
