@@ -47,7 +47,27 @@ def log_input(run: Any, name: str, digest: str, source: str | Path, table: pd.Da
         warnings.simplefilter("ignore")  # MLflow's hint about integer columns in the inferred schema
         dataset = PandasDataset(table, source=_source(source), name=name, digest=digest)._to_mlflow_entity()
     input_tags = [InputTag("mlflow.data.context", context)] + [InputTag(k, str(v)) for k, v in (tags or {}).items()]
-    run.client.log_inputs(run.run_id, [DatasetInput(dataset, tags=input_tags)])
+    _racing(lambda: run.client.log_inputs(run.run_id, [DatasetInput(dataset, tags=input_tags)]))
+
+
+def _racing(write: Any, attempts: int = 4) -> Any:
+    """``write()``, tried again when another process created the same dataset at the same moment.
+
+    The store creates a dataset on first use (unique per experiment, name and digest); two runs
+    logging the same slice at once make the second insert fail. A moment later the dataset
+    exists, and the same write links it.
+    """
+    import time
+
+    from mlflow.exceptions import MlflowException
+
+    for attempt in range(attempts):
+        try:
+            return write()
+        except MlflowException as err:
+            if "UNIQUE constraint" not in str(err) and "IntegrityError" not in str(err) or attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def use_store(run: Any) -> None:
@@ -66,6 +86,7 @@ def evaluation_dataset(run: Any, name: str, digest: str, records: Sequence[Mappi
     """
     if getattr(run, "run_id", None) is None or not records:
         return None
+    from mlflow.exceptions import MlflowException
     from mlflow.genai.datasets import create_dataset
 
     use_store(run)
@@ -74,8 +95,15 @@ def evaluation_dataset(run: Any, name: str, digest: str, records: Sequence[Mappi
                                        max_results=1)
     if found:
         return found[0].dataset_id
-    dataset = create_dataset(name=full_name, experiment_id=run.experiment_id,
-                             tags={DIGEST_TAG: digest, **{k: str(v) for k, v in (tags or {}).items()}})
+    try:
+        dataset = create_dataset(name=full_name, experiment_id=run.experiment_id,
+                                 tags={DIGEST_TAG: digest, **{k: str(v) for k, v in (tags or {}).items()}})
+    except MlflowException:  # another process created it at the same moment: use theirs
+        found = run.client.search_datasets(experiment_ids=[run.experiment_id],
+                                           filter_string=f"name = '{full_name}'", max_results=1)
+        if not found:
+            raise
+        return found[0].dataset_id
     dataset.merge_records([redact(dict(r)) for r in records])
     return dataset.dataset_id
 
