@@ -49,7 +49,7 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater)."""
     from tribunal.eval.meta.span_f1 import span_scores
 
-    outputs = {s: pair.system_output(s) for s in items.systems}
+    grounded: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
     cells = []
     for name in pair.rating_names:
         ratings = pair.ratings(name)
@@ -58,8 +58,10 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
             gold = ratings.get(cell.system, [None] * pair.n_segments)[cell.segment]
             if result is None or result.status != "scored" or gold is None:
                 continue
-            cells.append((spans_of(locate(result.errors, outputs[cell.system][cell.segment],
-                                          pair.sources[cell.segment])), gold))
+            if cell.key not in grounded:
+                item = items.items[cell.key]
+                grounded[cell.key] = spans_of(locate(result.errors, item.translation, item.source))
+            cells.append((grounded[cell.key], gold))
     if not cells:
         return {}
     counts = span_scores(cells)

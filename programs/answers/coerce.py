@@ -94,6 +94,16 @@ def _number(value: Any, kind: type) -> Any:
     return value
 
 
+def json_at(text: str) -> Any:
+    """The JSON value ``text`` starts with (anything after it is ignored); json_repair's reading of a
+    damaged one (trailing commas, single quotes); None when neither reads a value."""
+    try:
+        return json.JSONDecoder().raw_decode(text)[0]
+    except json.JSONDecodeError:
+        repaired = json_repair.loads(text)
+        return None if repaired in ("", None) else repaired
+
+
 def structured(value: Any) -> Any:
     """A JSON value from text: the first complete object or array (a closing remark after it is ignored)."""
     if not isinstance(value, str):
@@ -102,13 +112,8 @@ def structured(value: Any) -> Any:
     starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
     if not starts:
         return value
-    start = min(starts)
-    try:
-        parsed, _end = json.JSONDecoder().raw_decode(text[start:])
-        return parsed
-    except json.JSONDecodeError:
-        repaired = json_repair.loads(text[start:])
-        return repaired if repaired not in ("", None) else value
+    parsed = json_at(text[min(starts):])
+    return value if parsed is None else parsed
 
 
 def _field_names(model: type[BaseModel], data: dict) -> dict:

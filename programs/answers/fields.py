@@ -17,13 +17,10 @@ The result maps output-field names to raw values (text or decoded JSON) for
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-import json_repair
-
-from tribunal.programs.answers.coerce import normalise_label
+from tribunal.programs.answers.coerce import json_at, normalise_label
 
 _HEADER = re.compile(r"^[\s>#*_`]*\[\[\s*#+\s*([A-Za-z_][\w ]*?)\s*#+\s*\]\][\s*_`:]*(.*)$")
 _FENCE = re.compile(r"^\s*```[\w+-]*\s*$")
@@ -52,30 +49,15 @@ def chat_sections(completion: str, names: list[str]) -> dict[str, str]:
     return found
 
 
-def _first_object(text: str) -> dict | None:
-    start = text.find("{")
-    while start >= 0:
-        try:
-            value, _end = json.JSONDecoder().raw_decode(text[start:])
-        except json.JSONDecodeError:
-            value = json_repair.loads(text[start:])
-        if isinstance(value, dict) and value:
-            return value
-        start = text.find("{", start + 1)
-    return None
-
-
 def json_fields(completion: str, names: list[str]) -> dict[str, Any]:
-    """``{field: value}`` from the first JSON object naming at least one output field."""
+    """``{field: value}`` from the first JSON object (at any ``{``) naming at least one output field."""
     text = _strip_fences(completion)
     by_label = {normalise_label(name): name for name in names}
     start = text.find("{")
     while start >= 0:
-        found = _first_object(text[start:])
-        if found is None:
-            return {}
-        fields = {}
-        for key, value in found.items():
+        found = json_at(text[start:])
+        fields: dict[str, Any] = {}
+        for key, value in (found.items() if isinstance(found, dict) else ()):
             name = by_label.get(normalise_label(str(key)))
             if name is not None and name not in fields:
                 fields[name] = value
