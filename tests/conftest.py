@@ -29,6 +29,17 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def empty_sqlite_store(tmp_path_factory) -> Path:
+    """An MLflow SQLite store with its schema created once per session (creating one costs seconds);
+    tests copy it to get a fresh store of their own."""
+    from mlflow.tracking import MlflowClient
+
+    path = tmp_path_factory.mktemp("store-template") / "mlflow.db"
+    MlflowClient(tracking_uri=f"sqlite:///{path}").search_experiments()
+    return path
+
+
+@pytest.fixture(scope="session")
 def wmt23_root() -> Path:
     root = shared_data() / "wmt23"
     if not (root / "sources").is_dir():

@@ -26,11 +26,11 @@ def pairs(tmp_path):
 
 @pytest.fixture
 def private_cache(tmp_path, monkeypatch):
-    import dspy
-    from dspy.clients.cache import Cache
+    from tests.support.dspy_cache import private_dspy_cache
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-repeats")
-    monkeypatch.setattr(dspy, "cache", Cache(True, True, str(tmp_path / "dspy-cache"), 10**8))
+    with private_dspy_cache(tmp_path / "dspy-cache"):
+        yield
 
 
 def _audit(capsys, api_base, pairs, out, repeats):

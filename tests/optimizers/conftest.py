@@ -25,31 +25,18 @@ def _toy_program():
 @pytest.fixture(autouse=True)
 def _no_dspy_cache():
     """No disk or memory cache (its key ignores custom engines); the previous cache is restored after."""
-    import dspy
+    from tests.support.dspy_cache import dspy_cache_off
 
-    saved = dspy.cache
-    dspy.configure_cache(enable_disk_cache=False, enable_memory_cache=False)
-    yield
-    with dspy._cache_lock:
-        dspy.cache = saved
-
-
-@pytest.fixture(scope="session")
-def _empty_store(tmp_path_factory):
-    """An MLflow SQLite store with its schema created once (creating it costs seconds)."""
-    from mlflow.tracking import MlflowClient
-
-    path = tmp_path_factory.mktemp("store-template") / "mlflow.db"
-    MlflowClient(tracking_uri=f"sqlite:///{path}").search_experiments()
-    return path
+    with dspy_cache_off():
+        yield
 
 
 @pytest.fixture
-def mlflow_uri(tmp_path, _empty_store):
+def mlflow_uri(tmp_path, empty_sqlite_store):
     """A fresh store in this test's folder (a copy of the empty template); artifacts go beside it."""
     import shutil
 
-    shutil.copyfile(_empty_store, tmp_path / "mlflow.db")
+    shutil.copyfile(empty_sqlite_store, tmp_path / "mlflow.db")
     return f"sqlite:///{tmp_path / 'mlflow.db'}"
 
 

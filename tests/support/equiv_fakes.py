@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 from unittest import mock
 
 from tests.support import loopback
+from tests.support.dspy_cache import dspy_cache_off  # noqa: F401  (used with these fakes)
 from tests.support.mqm_fakes import answer as mqm_answer
 from tests.support.mqm_fakes import chat_answer, parse_fields
 
@@ -46,31 +47,6 @@ def equiv_outputs(system: str, user: str, decide: Decide) -> dict[str, Any]:
         else:
             outputs[name] = "scripted"
     return outputs
-
-
-@contextlib.contextmanager
-def dspy_cache_off() -> Iterator[None]:
-    """No DSPy cache while an LM built with ``cache=True`` (the CLI's) is counted.
-
-    ``dspy.cache`` is built lazily, from ``DSPY_CACHEDIR`` as it is then; reading it here would
-    fix the whole test session on the shared default cache. So a cache not yet built is left
-    unbuilt afterwards, and one already built is put back.
-    """
-    import dspy
-    from dspy.clients.cache import Cache
-
-    built = "cache" in vars(dspy)
-    saved = vars(dspy).get("cache")
-    with dspy._cache_lock:
-        dspy.cache = Cache(enable_disk_cache=False, enable_memory_cache=False, disk_cache_dir=None)
-    try:
-        yield
-    finally:
-        with dspy._cache_lock:
-            if built:
-                dspy.cache = saved
-            else:
-                vars(dspy).pop("cache", None)
 
 
 def scripted_equiv_respond(decide: Decide) -> Callable[[str, str], dict[str, Any]]:

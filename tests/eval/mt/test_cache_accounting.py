@@ -16,18 +16,18 @@ from .helpers import KEY_ENV, SECRET, loopback_config
 @pytest.fixture
 def private_cache(tmp_path, monkeypatch):
     """DSPy's response cache in a folder of this test's own (never the machine's shared one)."""
-    import dspy
-    from dspy.clients.cache import Cache
+    from tests.support.dspy_cache import private_dspy_cache
 
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    monkeypatch.setattr(dspy, "cache", Cache(True, True, str(tmp_path / "dspy-cache"), 10**8))
-    yield
+    with private_dspy_cache(tmp_path / "dspy-cache"):
+        yield
 
 
 def _evaluate(api_base, out, cache: bool):
     config = loopback_config(api_base, out, limit=6, concurrency=4)
-    config = config.model_copy(update={"lm": config.lm.model_copy(update={"cache": cache})})
+    # server hits are compared with calls: no timeout retry under a loaded machine may add a hit
+    config = config.model_copy(update={"lm": config.lm.model_copy(update={"cache": cache, "timeout": 30.0})})
     return run_evaluation(config, TrackingSettings(enabled=False)).summary
 
 

@@ -29,6 +29,8 @@ def api_key(monkeypatch):
 def _run(tmp_path, name, render=None):
     with loopback_server(synthetic_judge, render=render) as (api_base, state):
         config = loopback_config(api_base, tmp_path / name, lp="en-de", limit=16, concurrency=8)
+        # server hits are compared with calls: no timeout retry under a loaded machine may add a hit
+        config = config.model_copy(update={"lm": config.lm.model_copy(update={"timeout": 30.0})})
         result = run_evaluation(config, TrackingSettings(enabled=False))
     return result, len(state.hits)
 

@@ -21,16 +21,6 @@ def server_uri(tmp_path_factory):
         yield url
 
 
-@pytest.fixture(scope="session")
-def empty_sqlite_store(tmp_path_factory) -> Path:
-    """An MLflow SQLite store with its schema created once (creating it costs seconds)."""
-    from mlflow.tracking import MlflowClient
-
-    path = tmp_path_factory.mktemp("store-template") / "mlflow.db"
-    MlflowClient(tracking_uri=f"sqlite:///{path}").search_experiments()
-    return path
-
-
 @pytest.fixture(params=["sqlite", "server"])
 def store_uri(request, tmp_path):
     """Each test runs against a fresh SQLite store (the default) and against the shared server."""
