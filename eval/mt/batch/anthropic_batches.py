@@ -20,10 +20,14 @@ class _NoTransport:
         raise RuntimeError("conversion only")
 
 
+# The dialect object wants some key; it only converts request bodies and never sends one (see _NoTransport).
+_UNUSED_KEY = "unused: this object converts requests and never sends them"
+
+
 def _dialect():
     from dspy.lm15 import AnthropicLM
 
-    return AnthropicLM(api_key="conversion-only", transport=_NoTransport())
+    return AnthropicLM(api_key=_UNUSED_KEY, transport=_NoTransport())
 
 
 class AnthropicBatches:
