@@ -39,7 +39,8 @@ def test_the_engagement_judge_speaks_the_papers_words():
     assert "not whether it is right or the mechanism is plausible" in text
 
 
-def test_stepwise_is_a_rubric_of_the_cli_the_scorer_and_optimize():
+def test_stepwise_is_a_rubric_of_the_cli_the_scorer_optimize_and_exports(tmp_path):
+    from tribunal.optimizers.export import export_document, load_program, write_export
     from tribunal.optimizers.program_source import resolve_program
     from tribunal.scorers import EquivalenceJudge
 
@@ -49,6 +50,9 @@ def test_stepwise_is_a_rubric_of_the_cli_the_scorer_and_optimize():
     assert EquivalenceJudge(rubric="stepwise").name == "equivalence_llm_stepwise"
     resolved = resolve_program("equiv-llm", expected_kind="equiv", settings={"rubric": "stepwise"})
     assert resolved.program.rubric == "stepwise" and resolved.config == {"rubric": "stepwise"}
+    path = write_export(export_document(resolved.program, "equiv-llm", resolved.config, {}), tmp_path / "eq.json")
+    loaded = load_program(path)[0]
+    assert loaded.rubric == "stepwise" and "first link" in loaded.judge.signature.instructions
 
 
 def test_an_audit_row_per_rubric_with_a_judge_that_follows_the_rubric_text():
