@@ -40,7 +40,7 @@ def majority(votes: list[Vote], needed: int = 2) -> bool | None:
 
 
 class EquivalenceJudge(dspy.Module):
-    """Majority-of-three LLM judge under one rubric (``full``, ``component`` or ``none``)."""
+    """Majority-of-three LLM judge under one rubric (``full``, ``stepwise``, ``component`` or ``none``)."""
 
     def __init__(self, rubric: str = "full"):
         super().__init__()

@@ -3,7 +3,10 @@
 The proposer turns the opening hypothesis into one hypothesis (or a few alternatives): the live
 set of this opening's lineage. Each round, every live hypothesis is challenged by the critic
 and revised by the author, whose revision (one hypothesis, or alternatives) replaces it; the
-live set is capped at ``max_per_opening`` (revisions past the cap are counted, not carried on).
+live set is capped at ``max_per_opening`` (revisions past the cap are counted, not carried on) by
+taking each live hypothesis's first revision, then each one's second, and so on
+(:func:`fair_share`): every line of the lineage keeps a descendant, and no hypothesis's
+alternatives crowd out the others'.
 K = 0 delivers the proposals. Every challenge is recorded with the reply for the post-hoc
 engagement judge; the workflow itself judges nothing. ``max_per_opening=1`` is the single-line
 workflow tribunal ran before lineages (one hypothesis per opening).
@@ -20,6 +23,14 @@ from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
 DEFAULT_MAX_PER_OPENING = 3
+
+
+def fair_share(families: list[list[Delivered]], cap: int) -> list[Delivered]:
+    """At most ``cap`` of the revisions, in their order: every parent's first, then every parent's
+    second, ... (with no more parents than ``cap``, each parent keeps at least one child)."""
+    ranked = sorted(((rank, index) for index, kids in enumerate(families) for rank in range(len(kids))))
+    kept = set(ranked[:cap])
+    return [kid for index, kids in enumerate(families) for rank, kid in enumerate(kids) if (rank, index) in kept]
 
 
 class HypothesisWorkflow(dspy.Module):
@@ -53,6 +64,7 @@ class HypothesisWorkflow(dspy.Module):
         challenges: list[Challenge] = []
         for round_ in range(1, self.rounds + 1):
             children: list[Delivered] = []
+            families: list[list[Delivered]] = []
             for node in live:
                 before = node.hypothesis.render()
                 critique = self.critic(**context, hypothesis=before, config=config)
@@ -65,8 +77,9 @@ class HypothesisWorkflow(dspy.Module):
                                             before=before, demands=list(critique.demands), responses=responses,
                                             after="\n\n".join(k.hypothesis.render() for k in kids)))
                 children += kids
+                families.append(kids)
             truncated += max(0, len(children) - cap)
-            live = children[:cap]
+            live = fair_share(families, cap)
         return dspy.Prediction(delivered=live, challenges=challenges, truncated=truncated)
 
     @staticmethod

@@ -1,11 +1,13 @@
-"""Equivalence-judge signatures, one per rubric: ``full``, ``component`` and ``none``.
+"""Equivalence-judge signatures, one per rubric: ``full``, ``stepwise``, ``component`` and ``none``.
 
 Every rubric frames the pair the same way: two hypotheses proposed for one instance (its
 research question) to explain one observed finding. The context inputs are optional
 (``instance_context``, ``observed_finding``; DSPy reserves the name ``instance``): without them
 the judge is told only that both hypotheses address the same question and finding. The rubrics
-differ only in what they tell the judge to compare. Outputs are typed (``Literal`` / ``bool``)
-and parsed by the DSPy adapter, never by regex.
+differ only in what they tell the judge to compare. ``full`` is the paper's rubric (arXiv
+2610.04133) in its words; ``stepwise`` is ``full`` plus the step-by-step instruction the paper
+measures as a rubric of its own (first-step-swapped detection 83% -> 96%). Outputs are typed
+(``Literal`` / ``bool``) and parsed by the DSPy adapter, never by regex.
 """
 
 from __future__ import annotations
@@ -29,24 +31,34 @@ def _finding_field():
     return dspy.InputField(default=NO_FINDING, desc="The observed finding both hypotheses explain.")
 
 
-class FullRubricEquivalence(dspy.Signature):
-    """Two scientific hypotheses were proposed for the same instance to explain the same observed
-    finding. Decide whether they describe the same mechanism.
+FULL_RUBRIC = """Two scientific hypotheses were proposed for the same instance to explain the same observed
+finding. Decide whether they describe the same mechanism.
 
-    They are the SAME when they share the same initiating event and the same essential causal
-    route to the finding. Differences in wording, naming (synonyms, abbreviations, aliases),
-    extra downstream biomarkers, or level of detail do NOT make them different.
-    They are DIFFERENT when the initiating event differs, when a load-bearing step of the route
-    differs, or when they posit the opposite direction or causal orientation (one says X raises Y
-    where the other says X lowers Y, or one has X cause Y where the other has Y cause X).
-    Caution: the initiating event can differ even when downstream language overlaps. Compare
-    the first link of each causal chain on its own before weighing the shared steps after it."""
+They are the SAME when they share the same initiating event and the same essential causal
+route to the finding. Differences in wording, naming (synonyms, abbreviations, aliases),
+extra downstream biomarkers, or level of detail do NOT make them different.
+They are DIFFERENT when the initiating event differs, when they posit a genuinely different
+load-bearing route, or when they posit the opposite direction or causal orientation (one says
+X raises Y where the other says X lowers Y, or one has X cause Y where the other has Y cause X).
+Caution: the initiating event can differ even when downstream language overlaps."""
+
+STEPWISE_INSTRUCTION = """Work step by step: compare the first link of each causal chain on its own before weighing
+the shared steps after it."""
+"""What the ``stepwise`` rubric adds to ``full`` (the paper measures this instruction as a rubric of its own)."""
+
+
+class FullRubricEquivalence(dspy.Signature):
+    __doc__ = FULL_RUBRIC
 
     instance_context: str = _instance_field()
     observed_finding: str = _finding_field()
     hypothesis_a: str = dspy.InputField(desc="First hypothesis: statement, causal chain, explanation.")
     hypothesis_b: str = dspy.InputField(desc="Second hypothesis: statement, causal chain, explanation.")
     verdict: Verdict = dspy.OutputField(desc="'same' or 'different' mechanism.")
+
+
+class StepwiseRubricEquivalence(FullRubricEquivalence):
+    __doc__ = f"{FULL_RUBRIC}\n{STEPWISE_INSTRUCTION}"
 
 
 class ComponentRubricEquivalence(dspy.Signature):
@@ -82,6 +94,7 @@ class NoRubricEquivalence(dspy.Signature):
 
 RUBRICS: dict[str, type[dspy.Signature]] = {
     "full": FullRubricEquivalence,
+    "stepwise": StepwiseRubricEquivalence,
     "component": ComponentRubricEquivalence,
     "none": NoRubricEquivalence,
 }

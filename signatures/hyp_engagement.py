@@ -31,17 +31,18 @@ class EngagementLabel(StrEnum):
 
 
 class JudgeEngagement(dspy.Signature):
-    """A critic challenged a scientific hypothesis with several demands, and the author replied
+    """A critic challenged a mechanistic hypothesis with several demands, and the author replied
     (a response to each demand and a revised hypothesis). Label how the reply engages with
     each demand, in the order of the demands:
 
     answered: the reply engages with the demand: it gives a reason, evidence, or a stated
-      ground for refusing it, and keeps its claim;
+      ground for refusing it;
     conceded: the reply withdraws, corrects or downgrades its claim in response to the demand;
     partial: the reply takes up only part of the demand;
     dropped: the reply does not take up the demand.
 
-    Judge what the reply does, not whether it is right. Give exactly one label per demand."""
+    Judge what the reply does, not whether it is right or the mechanism is plausible. Give
+    exactly one label per demand."""
 
     demands: list[str] = dspy.InputField(desc="The critic's demands, in order.")
     hypothesis_before: str = dspy.InputField(desc="The hypothesis the critic challenged.")

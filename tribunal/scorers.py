@@ -9,12 +9,15 @@
     result = mlflow.genai.evaluate(data=data, scorers=[MQMJudge(program="mmad", lm="openai/gpt-4o-mini")])
     log_agreement(result, judge="mmad_mqm", human="human_mqm")   # kappa, confusion matrix, Pearson
 
-- :class:`MQMJudge` runs M-MAD (any strategy / ablation), GEMBA-MQM or EAPrompt, or a tuned export
-  (``program_file``), on the row's ``outputs`` (the translation; or ``inputs["translation"]``).
-  Its feedback value is the MQM score; the rationale lists the errors; an item the judge cannot
-  score gets feedback with an error (the reason), never a value.
+- :class:`MQMJudge` runs any MT program of ``tribunal mt evaluate`` (M-MAD with any preset, strategy
+  or ablation, GEMBA-MQM, EAPrompt, GEMBA-ESA, MQM-APE) or a tuned export (``program_file``) on the
+  row's ``outputs`` (the translation; or ``inputs["translation"]``). It builds the program with the
+  runner's own builder (:func:`tribunal.eval.mt.job.program_factory`), few-shot demos included, so
+  its requests are byte for byte those of ``mt evaluate`` for the same item and settings. Its
+  feedback value is the score; the rationale lists the errors; an item the judge cannot score
+  gets feedback with an error (the reason), never a value.
 - :class:`EquivalenceJudge` decides whether ``inputs["hypothesis_a"]`` and ``inputs["hypothesis_b"]``
-  (or ``outputs``) describe the same mechanism, with the ``llm`` rule (rubric ``full`` /
+  (or ``outputs``) describe the same mechanism, with the ``llm`` rule (rubric ``full`` / ``stepwise`` /
   ``component`` / ``none``) or the ``tfidf`` / ``embedding`` rules; the value is ``same`` or
   ``different``.
 
@@ -31,7 +34,9 @@ from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
 
-MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt")
+MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape")
+# The config section holding a program's ablation switches (``EvaluateConfig``).
+ABLATION_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
 
 
 class _Text:
@@ -51,19 +56,29 @@ def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool =
 
 
 class MQMJudge(Scorer):
-    """An MT judge as a scorer: feedback = the item's MQM score (see the module docstring)."""
+    """An MT judge as a scorer: feedback = the item's score (see the module docstring).
+
+    ``lp`` (e.g. ``zh-en``) picks the few-shot demos as ``mt evaluate --lp`` does; without it the pair
+    comes from the row's ``source_lang`` / ``target_lang`` (``Chinese`` -> ``zh``). ``demos`` is
+    ``--demos`` (default: the program's), ``demo_data`` the TED MQM folder (default
+    ``$TRIBUNAL_DATA/mqm-ted``).
+    """
 
     name: str = ""
-    program: Literal["mmad", "gemba-mqm", "eaprompt"] = "mmad"
+    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
     program_file: str | None = None
     lm: str
     api_base: str | None = None
     api_key_env: str | None = None
     cache: bool = True
+    preset: Literal["paper", "lean"] = "paper"
     strategy: str = "consensus"
     rounds: int = 3
     ablate: tuple[str, ...] = ()
-    _built: Any = PrivateAttr(default=None)
+    lp: str | None = None
+    demos: int | None = None
+    demo_data: str | None = None
+    _built: Any = PrivateAttr(default_factory=dict)
     _lock: Any = PrivateAttr(default_factory=threading.Lock)
 
     def model_post_init(self, context: Any) -> None:
@@ -71,23 +86,28 @@ class MQMJudge(Scorer):
         if not self.name:
             self.name = f"{self.program.replace('-', '_')}_mqm"
 
-    def _judge(self) -> Any:
+    def evaluate_config(self, lp: str) -> Any:
+        """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp``."""
+        from tribunal.eval.mt.config import EvaluateConfig
+        from tribunal.programs.lm import LMSettings
+
+        section = ABLATION_SECTIONS.get(self.program)
+        if self.ablate and section is None:
+            raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
+        settings = {section: {"ablate": tuple(self.ablate)}} if section else {}
+        if self.program == "mmad":
+            settings["mmad"] |= {"preset": self.preset, "strategy": self.strategy, "rounds": self.rounds}
+        lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
+        return EvaluateConfig(lp=lp, program=self.program, program_file=self.program_file, lm=lm, demos=self.demos,
+                              demo_data=self.demo_data, concurrency=1, **settings)
+
+    def _judge(self, lp: str) -> Any:
         with self._lock:
-            if self._built is None:
-                from tribunal.eval.mt.meter import attach_relay
-                from tribunal.programs.mqm.mmad import MMADConfig
-                from tribunal.programs.mqm.registry import build_program
-                from tribunal.programs.mqm.roles import RoleLMs
+            if lp not in self._built:
+                from tribunal.eval.mt.job import program_factory
 
-                lm = attach_relay(_lm(self.lm, self.api_base, self.api_key_env, self.cache))
-                config = MMADConfig(strategy=self.strategy, rounds=self.rounds, ablate=tuple(self.ablate))
-                program = build_program(self.program, config, RoleLMs(lm))
-                if self.program_file:
-                    from tribunal.optimizers.export import read_export
-
-                    program.load_state(read_export(self.program_file)["state"])
-                self._built = program
-            return self._built
+                self._built[lp] = program_factory(self.evaluate_config(lp))()
+            return self._built[lp]
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
                  expectations: dict[str, Any] | None = None) -> Feedback:
@@ -98,11 +118,15 @@ class MQMJudge(Scorer):
         translation = outputs if isinstance(outputs, str) else inputs.get("translation")
         if not translation or not inputs.get("source"):
             return Feedback(name=self.name, error="the row needs inputs.source and a translation (outputs)")
+        lp = self.lp or _pair(inputs.get("source_lang", ""), inputs.get("target_lang", ""))
+        if lp is None:
+            return Feedback(name=self.name, error="set MQMJudge(lp=...) or give inputs.source_lang and target_lang "
+                                                  "(e.g. Chinese, English)")
+        languages = _languages(lp) | {k: inputs[k] for k in ("source_lang", "target_lang") if inputs.get(k)}
         meter = UsageMeter()
         try:
             with metering(meter):
-                prediction = self._judge()(source=inputs["source"], translation=translation,
-                                           source_lang=inputs.get("source_lang", ""), target_lang=inputs.get("target_lang", ""))
+                prediction = self._judge(lp)(source=inputs["source"], translation=translation, **languages)
         except Exception as exc:  # unscored, with its reason; an unknown exception is a bug
             reason = unscored_reason(exc)
             if reason is None:
@@ -116,12 +140,28 @@ class MQMJudge(Scorer):
                         metadata={"lm_calls": str(calls), "errors": str(len(errors))})
 
 
+def _languages(lp: str) -> dict[str, str]:
+    from tribunal.programs.mqm.demos import LANGUAGES
+
+    src, _, tgt = lp.partition("-")
+    return {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
+
+
+def _pair(source_lang: str, target_lang: str) -> str | None:
+    """``"Chinese", "English"`` -> ``"zh-en"`` (None for a language tribunal does not know by name)."""
+    from tribunal.programs.mqm.demos import LANGUAGES
+
+    codes = {name.lower(): code for code, name in LANGUAGES.items()}
+    src, tgt = codes.get(source_lang.strip().lower()), codes.get(target_lang.strip().lower())
+    return f"{src}-{tgt}" if src and tgt else None
+
+
 class EquivalenceJudge(Scorer):
     """An equivalence rule as a scorer: feedback ``same`` / ``different`` (see the module docstring)."""
 
     name: str = ""
     rule: Literal["llm", "tfidf", "embedding"] = "llm"
-    rubric: Literal["full", "component", "none"] = "full"
+    rubric: Literal["full", "stepwise", "component", "none"] = "full"
     lm: str | None = None
     api_base: str | None = None
     api_key_env: str | None = None

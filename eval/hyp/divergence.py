@@ -69,9 +69,10 @@ def divergence_matrix(runs: Sequence[RunRecord], same: Mapping[PairKey, bool | N
     return matrix
 
 
-def _mean(values: list[float]) -> float:
+def _mean(values: list) -> float:
+    """The mean of the defined values (NaN: none); fractions stay exact (the permutation test's)."""
     values = [v for v in values if not math.isnan(v)]
-    return float(np.mean(values)) if values else math.nan
+    return sum(values) / len(values) if values else math.nan
 
 
 def cross_mean(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int]) -> float:

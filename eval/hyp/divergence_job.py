@@ -117,10 +117,11 @@ def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int
         a, b = groups[d1], groups[d2]
         row = {"rule": rule, "instance": instance, "depth_a": d1, "depth_b": d2, "runs": len(a) + len(b),
                "cross": cross_mean(matrix, a, b), "same_depth": within_mean(matrix, a, b),
-               "extra": extra_divergence(matrix, a, b), "p_value": math.nan, "splits": 0}
+               "extra": extra_divergence(matrix, a, b), "p_value": math.nan, "splits": 0, "in_test": False}
         if len(a) == len(b) and len(a) >= 2:
             nulls[(d1, d2)] = null = split_null(matrix, a, b, extra_divergence)
-            row.update(p_value=instance_averaged_test([null], alternative).p_value, splits=null.splits)
+            test = instance_averaged_test([null], alternative)
+            row.update(p_value=test.p_value, splits=null.splits, in_test=test.instances == 1)
         rows.append(row)
     return rows, nulls
 
@@ -132,15 +133,23 @@ def _nan_mean(values: list[float]) -> float:
 
 def averaged_rows(rule: str, rows: list[dict], nulls: dict[tuple[int, int], list[SplitNull]],
                   settings: DivergenceSettings) -> list[dict]:
-    """Per depth pair: the instance-averaged extra divergence and its joint permutation p."""
+    """Per depth pair: the instance-averaged extra divergence and its joint permutation p.
+
+    ``cross``, ``same_depth`` and ``extra`` average the instances in the test, so ``extra`` is the
+    tested statistic (the test's own exact value); ``extra_all`` averages every instance with a
+    defined extra (it differs when an instance cannot be tested, e.g. unequal reruns per depth).
+    """
     out = []
     for (d1, d2) in sorted({(r["depth_a"], r["depth_b"]) for r in rows}):
         mine = [r for r in rows if (r["depth_a"], r["depth_b"]) == (d1, d2)]
         test = instance_averaged_test(nulls.get((d1, d2), []), settings.alternative, settings.max_states,
                                       settings.samples, settings.seed)
-        means = {key: _nan_mean([r[key] for r in mine]) for key in ("cross", "same_depth", "extra")}
+        tested = [r for r in mine if r["in_test"]]
+        means = {key: _nan_mean([r[key] for r in tested or mine]) for key in ("cross", "same_depth", "extra")}
+        if tested:
+            means["extra"] = test.observed
         out.append({"rule": rule, "depth_a": d1, "depth_b": d2, "instances": len(mine), "tested": test.instances,
-                    **means,
+                    **means, "extra_all": _nan_mean([r["extra"] for r in mine]),
                     "p_value": test.p_value, "alternative": test.alternative, "test": test.method,
                     "combinations": test.combinations, "samples": test.samples if test.method == "sampled" else 0})
     return out

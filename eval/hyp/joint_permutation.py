@@ -15,9 +15,13 @@ Exact computation: the distribution of a sum of independent per-instance statist
 convolution of their distributions (outer sums, equal values merged). The instances are
 divided into two halves, each half is convolved, and the tail mass is counted by binary search
 of one half's support against the other's (meet in the middle): four instances of ten runs
-(126^4 = 2.5e8 combinations) take two convolutions of 126^2 = 15,876 values. Sums within
-``TIE_TOLERANCE`` of the observed boundary count as at least as extreme: extra divergences are
-ratios of small integers, and floating-point sums of them differ from the exact values by far less.
+(126^4 = 2.5e8 combinations) take two convolutions of 126^2 = 15,876 values. Every comparison is
+exact: a divergence is a ratio of integers (judged-different pairs over scored pairs), so each
+statistic is a fraction (:attr:`SplitNull.exact`), and the sums are compared as integer
+numerators over the common denominator of all instances, held in int64 limbs
+(:mod:`tribunal.eval.hyp.limbs`: the common denominator soon outgrows int64). A floating-point
+tolerance would not do: when the number of scored pairs varies between run pairs, distinct sums
+can lie 1e-10 apart, closer than any tolerance that absorbs rounding.
 
 Sampling fallback: when one convolution step would exceed ``max_states`` values, ``samples``
 joint splits are drawn uniformly (numpy ``default_rng(seed)``, one independent split index per
@@ -28,21 +32,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import reduce
 from typing import Literal, Sequence
 
 import numpy as np
 
+from tribunal.eval.hyp import limbs
+from tribunal.eval.hyp.limbs import Wide
 from tribunal.eval.hyp.permutation import SplitNull
 
 Alternative = Literal["two-sided", "greater"]
 ALTERNATIVES: tuple[str, ...] = ("two-sided", "greater")
-TIE_TOLERANCE = 1e-9
-DECIMALS = 12  # equal sums are merged after rounding to this many decimals
 DEFAULT_MAX_STATES = 2_500_000  # >= 126**3: six instances of ten runs are always exact
 DEFAULT_SAMPLES = 100_000
 
-Distribution = tuple[np.ndarray, np.ndarray]  # sorted distinct values, their counts (float64, exact < 2**53)
+Distribution = tuple[Wide, np.ndarray]  # sorted distinct numerators, their counts (float64, exact < 2**53)
 
 
 @dataclass(frozen=True)
@@ -62,18 +67,20 @@ class _TooLarge(Exception):
     """A convolution step would exceed ``max_states`` values."""
 
 
-def _distribution(values: np.ndarray) -> Distribution:
-    support, counts = np.unique(np.round(values, DECIMALS), return_counts=True)
-    return support, counts.astype(float)
+def _numerators(nulls: Sequence[SplitNull]) -> tuple[list[list[int]], int]:
+    """Each instance's exact values as integer numerators over one common denominator (returned)."""
+    denominator = math.lcm(*(f.denominator for null in nulls for f in null.exact))
+    return [[f.numerator * (denominator // f.denominator) for f in null.exact] for null in nulls], denominator
+
+
+def _distribution(values: Wide) -> Distribution:
+    return limbs.unique(values, np.ones(values.size))
 
 
 def _convolve(left: Distribution, right: Distribution, max_states: int) -> Distribution:
     if left[0].size * right[0].size > max_states:
         raise _TooLarge
-    sums = np.round(np.add.outer(left[0], right[0]).ravel(), DECIMALS)
-    weights = np.multiply.outer(left[1], right[1]).ravel()
-    support, inverse = np.unique(sums, return_inverse=True)
-    return support, np.bincount(inverse, weights=weights, minlength=support.size)
+    return limbs.unique(limbs.add_outer(left[0], right[0]), np.multiply.outer(left[1], right[1]).ravel())
 
 
 def _halves(dists: Sequence[Distribution]) -> tuple[list[Distribution], list[Distribution]]:
@@ -88,38 +95,38 @@ def _halves(dists: Sequence[Distribution]) -> tuple[list[Distribution], list[Dis
     return left, right
 
 
-def _exact_hits_share(dists: Sequence[Distribution], observed_sum: float, alternative: str,
+def _exact_hits_share(dists: Sequence[Distribution], observed_sum: int, denominator: int, alternative: str,
                       max_states: int) -> float:
-    unit: Distribution = (np.zeros(1), np.ones(1))
+    unit: Distribution = (limbs.wide([0], denominator, len(dists[0][0].limbs)), np.ones(1))
     left_half, right_half = _halves(dists)
-    left = reduce(lambda a, b: _convolve(a, b, max_states), left_half, unit)
-    right_values, right_counts = reduce(lambda a, b: _convolve(a, b, max_states), right_half, unit)
-    cumulative = np.concatenate([[0.0], np.cumsum(right_counts)])
-    total_right = cumulative[-1]
+    (left, left_counts) = reduce(lambda a, b: _convolve(a, b, max_states), left_half, unit)
+    right, right_counts = reduce(lambda a, b: _convolve(a, b, max_states), right_half, unit)
     if alternative == "two-sided":
-        bound = abs(observed_sum) - TIE_TOLERANCE
-        if bound <= 0:
+        bound = abs(observed_sum)
+        if bound == 0:
             return 1.0
-        at_least = total_right - cumulative[np.searchsorted(right_values, bound - left[0], side="left")]
-        at_most = cumulative[np.searchsorted(right_values, -bound - left[0], side="right")]
-        hits = at_least + at_most
+        hits = (limbs.weight_at_least(right, right_counts, limbs.minus(bound, denominator, left))
+                + limbs.weight_at_most(right, right_counts, limbs.minus(-bound, denominator, left)))
     else:
-        bound = observed_sum - TIE_TOLERANCE
-        hits = total_right - cumulative[np.searchsorted(right_values, bound - left[0], side="left")]
-    return float(np.dot(left[1], hits) / (left[1].sum() * total_right))
+        hits = limbs.weight_at_least(right, right_counts, limbs.minus(observed_sum, denominator, left))
+    return float(np.dot(left_counts, hits) / (left_counts.sum() * right_counts.sum()))
 
 
-def _sampled_share(nulls: Sequence[SplitNull], observed_sum: float, alternative: str,
+def _sampled_share(numerators: Sequence[Wide], observed_sum: int, denominator: int, alternative: str,
                    samples: int, seed: int) -> float:
     rng = np.random.default_rng(seed)
-    sums = np.zeros(samples)
-    for null in nulls:
-        sums += null.values[rng.integers(0, null.values.size, size=samples)]
+    width = len(numerators[0].limbs)
+    sums = limbs.wide([0] * samples, denominator, width)
+    for values in numerators:
+        sums = limbs.add(sums, values[rng.integers(0, values.size, size=samples)])
+    distinct, counts = limbs.unique(sums, np.ones(samples))
+    if alternative == "two-sided" and observed_sum == 0:
+        return 1.0
+    bound = abs(observed_sum) if alternative == "two-sided" else observed_sum
+    hits = limbs.weight_at_least(distinct, counts, limbs.wide([bound], denominator, width))[0]
     if alternative == "two-sided":
-        hits = np.abs(sums) >= abs(observed_sum) - TIE_TOLERANCE
-    else:
-        hits = sums >= observed_sum - TIE_TOLERANCE
-    return (1 + int(hits.sum())) / (1 + samples)
+        hits += limbs.weight_at_most(distinct, counts, limbs.wide([-bound], denominator, width))[0]
+    return (1 + int(hits)) / (1 + samples)
 
 
 def instance_averaged_test(nulls: Sequence[SplitNull], alternative: str = "two-sided",
@@ -136,13 +143,17 @@ def instance_averaged_test(nulls: Sequence[SplitNull], alternative: str = "two-s
     dropped = len(nulls) - len(usable)
     if not usable:
         return JointTestResult(math.nan, math.nan, alternative, "none", 0, dropped, 0)
-    observed_sum = float(sum(n.observed for n in usable))
+    numerators, denominator = _numerators(usable)
+    observed_sum = sum(values[0] for values in numerators)  # split 0 is the observed grouping
+    width = limbs.limbs_for(2 * len(usable) * max(abs(v) for values in numerators for v in values))
+    wide = [limbs.wide(values, denominator, width) for values in numerators]
     combinations = math.prod(n.splits for n in usable)
-    observed = observed_sum / len(usable)
+    observed = float(Fraction(observed_sum, denominator * len(usable)))
     try:
-        p_value = _exact_hits_share([_distribution(n.values) for n in usable], observed_sum, alternative, max_states)
+        p_value = _exact_hits_share([_distribution(v) for v in wide], observed_sum, denominator, alternative,
+                                    max_states)
     except _TooLarge:
-        p_value = _sampled_share(usable, observed_sum, alternative, samples, seed)
+        p_value = _sampled_share(wide, observed_sum, denominator, alternative, samples, seed)
         return JointTestResult(observed, p_value, alternative, "sampled", len(usable), dropped, combinations,
                                samples, seed)
     return JointTestResult(observed, p_value, alternative, "exact", len(usable), dropped, combinations)

@@ -7,25 +7,56 @@ because extra divergence is symmetric in its two groups. The observed grouping i
 
 :func:`exact_split_test` is the test for one instance; several instances are combined by
 :func:`tribunal.eval.hyp.joint_permutation.instance_averaged_test`.
+
+The statistic is computed exactly: a divergence is a ratio of integers (pairs judged different
+over pairs scored), so each matrix entry is read as the fraction it is (:func:`as_fraction`) and
+the statistic is evaluated in fractions; the test compares those, never floating-point sums.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable, Sequence
 
 import numpy as np
 
 Statistic = Callable[[np.ndarray, Sequence[int], Sequence[int]], float]
+MAX_DENOMINATOR = 10 ** 6
+"""Largest denominator a divergence is read with: a share of up to a million scored pairs."""
+
+
+def as_fraction(value: float) -> Fraction | float:
+    """The fraction ``value`` is the float of (denominator at most :data:`MAX_DENOMINATOR`); NaN stays NaN.
+
+    Two such fractions differ by at least 1e-12, far more than a float's rounding, so the nearest one
+    is the value's own; a float that is not one (or a non-finite one other than NaN) is refused.
+    """
+    if isinstance(value, Fraction) or math.isnan(value):
+        return value
+    fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+    if float(fraction) != value:
+        raise ValueError(f"divergence {value!r} is not a ratio of integers with a denominator up to "
+                         f"{MAX_DENOMINATOR}")
+    return fraction
 
 
 @dataclass(frozen=True)
 class SplitNull:
-    """A statistic on the observed grouping and on every split of the same runs (``values[0]`` = observed)."""
+    """A statistic on the observed grouping and on every split of the same runs (``values[0]`` = observed).
+
+    ``exact``: the same values as fractions (read from ``values`` when not given); the test uses them.
+    """
 
     observed: float
     values: np.ndarray
+    exact: tuple[Fraction | float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.exact is None:
+            object.__setattr__(self, "exact", tuple(as_fraction(float(v)) for v in self.values))
 
     @property
     def splits(self) -> int:
@@ -56,9 +87,10 @@ def split_null(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int
     if len(group_a) != len(group_b):
         raise ValueError("the exact split test needs groups of equal size")
     runs = list(group_a) + list(group_b)
-    sub = matrix[np.ix_(runs, runs)]
-    values = np.array([statistic(sub, a, b) for a, b in balanced_splits(len(runs))], dtype=float)
-    return SplitNull(observed=float(values[0]), values=values)
+    sub = np.vectorize(as_fraction, otypes=[object])(matrix[np.ix_(runs, runs)])
+    exact = tuple(statistic(sub, a, b) for a, b in balanced_splits(len(runs)))
+    values = np.array([float(v) for v in exact], dtype=float)
+    return SplitNull(observed=float(values[0]), values=values, exact=exact)
 
 
 def exact_split_test(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int], statistic: Statistic,

@@ -7,8 +7,10 @@ check); and one final-judge call unless stage 1 found no error at all. A clean s
 calls, the worst case 4 + 1 + 4 * 3 * 3 + 1 = 42.
 
 "The same outcomes" are the same stage-1 findings and the same number of rounds per debated
-dimension. The paper preset debates what the original debates and skips only the unused merge
-call, so it spends exactly one call less. The lean preset debates every dimension with an error;
+dimension. The formula counts the original at its best: its judge skip is a string test (all four
+stage-1 answers literally ``{"annotations": []}``), so on a clean segment whose answers say so in
+other words it also calls the judge. The paper preset debates what the original debates and skips
+the unused merge call, so it spends at least one call less. The lean preset debates every dimension with an error;
 its figure compares it with the original code holding the same debates (``found`` defaults to
 "something was debated", which is the same thing for the lean preset's outcomes).
 """

@@ -1,22 +1,39 @@
 """The paper preset's fixed demos: 4 per stage-1 agent (3 for its dimension + 1 non-translation).
 
-The published code shows every stage-1 agent three fixed demos of its dimension and one
-non-translation demo (the same for all four), chosen by hand per language pair. Here they are
-chosen from the TED MQM annotations by a deterministic rule, so every run of a pair sees the same:
+The published code (``code/few_shot_demos{,_de,_he}.py``) shows every stage-1 agent three fixed
+demos of its dimension and one non-translation demo (the same for all four), hand-picked per
+language pair. Their severities, in order (``PUBLISHED_MIX``):
+
+=============  ==========================  ==========================
+dimension      zh-en, en-de                he-en
+=============  ==========================  ==========================
+accuracy       major, clean, minor         minor, clean, minor
+fluency        minor, clean, minor         minor, clean, minor
+terminology    clean, minor, clean         clean, minor, clean
+style          minor, clean, minor         minor, clean, minor
+=============  ==========================  ==========================
+
+Majors appear only in accuracy (zh-en, en-de). Here the demos are chosen from the TED MQM
+annotations by a deterministic rule with that mix, so every run of a pair sees the same:
 
 1. Pool: the TED file of the pair (``ted_file_for``: zh-en for into-English pairs, en-de otherwise);
    one item per (system, segment, rater) whose source and translation have at most 220 characters.
 2. Order: per dimension, items sorted by ``sha256("<dimension>\\t<system>\\t<seg_id>\\t<rater>")``.
 3. Classes: *major* (the dimension's errors all fit its schema, at least one major), *clean* (no
    error of any dimension), *minor* (the dimension's errors fit, all minor, at least one).
-4. The dimension's demos are taken in turn from major, clean, minor, major, ... (the next item of
-   that class in the order, skipping a source already shown), ``count - 1`` of them.
-5. Last comes the non-translation demo, shared by the agents: the source of the first clean item in
-   the order for ``"non-translation"`` paired with the translation of the next clean item from another
-   talk, annotated as one major non-translation error spanning that translation.
+4. The dimension's demos follow the pair's mix (``mix_for``: the published one for zh-en, en-de and
+   he-en, the zh-en / en-de one for any other pair), repeated when more are asked for: each the next
+   item of its class in the order, skipping a source already shown; ``count - 1`` of them.
+5. Last comes the non-translation demo, shared by the agents: a source with a *related but wrong*
+   translation, as in the published zh-en demo. The source is that of the first clean item in the
+   order for ``"non-translation"`` whose next segment in the same talk (the previous one at a talk's
+   end), translated by the same system, has another source and a translation of at most 220
+   characters; that neighbour's translation is the demo's translation, annotated as one major
+   non-translation error spanning it.
 
 The stage-1 ablation's coupled agent gets the same rule over all four dimensions (the key
-``"coupled"``; an item qualifies only if all its errors fit the four dimensions' schemas).
+``"coupled"``; an item qualifies only if all its errors fit the four dimensions' schemas), with the
+pair's accuracy mix (the published code has no ablation to copy).
 """
 
 from __future__ import annotations
@@ -35,7 +52,20 @@ from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GUIDED_ERRORS, NON_TRANSLATION, DimensionError, tag
 
 MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
-CLASS_CYCLE = ("major", "clean", "minor")
+_MAJORS_IN_ACCURACY = {"accuracy": ("major", "clean", "minor"), "fluency": ("minor", "clean", "minor"),
+                       "terminology": ("clean", "minor", "clean"), "style": ("minor", "clean", "minor")}
+PUBLISHED_MIX: dict[str, dict[str, tuple[str, ...]]] = {
+    "zh-en": _MAJORS_IN_ACCURACY,
+    "en-de": _MAJORS_IN_ACCURACY,
+    "he-en": {**_MAJORS_IN_ACCURACY, "accuracy": ("minor", "clean", "minor")},
+}
+"""The severity classes of the published demos, per pair and dimension, in the order shown."""
+
+
+def mix_for(lp: str, agent: str) -> tuple[str, ...]:
+    """The classes ``agent``'s demos follow for pair ``lp`` (``coupled``: the pair's accuracy mix)."""
+    mix = PUBLISHED_MIX.get(lp, _MAJORS_IN_ACCURACY)
+    return mix["accuracy" if agent == "coupled" else agent]
 
 
 @dataclass(frozen=True)
@@ -43,14 +73,16 @@ class Pool:
     pair: str
     items: tuple[AnnotatedSegment, ...]
     talk: dict[tuple[str, int], str]
+    texts: dict[tuple[str, int], tuple[str, str]]  # (system, seg_id) -> (source, translation), every length
 
 
 @lru_cache(maxsize=4)
 def load_pool(path: Path, pair: str) -> Pool:
     rows = list(read_mqm_tsv(path))
     talk = {(row.system, row.seg_id): row.doc for row in rows}
+    texts = {(row.system, row.seg_id): (row.source, row.target) for row in rows}
     items = tuple(s for s in annotated_segments(rows) if len(s.source) <= MAX_CHARS and len(s.target) <= MAX_CHARS)
-    return Pool(pair, items, talk)
+    return Pool(pair, items, talk, texts)
 
 
 def _ranked(items: tuple[AnnotatedSegment, ...], key: str) -> list[AnnotatedSegment]:
@@ -66,9 +98,10 @@ def _severity_class(errors: list | None) -> str | None:
     return "major" if any(e.severity == "major" for e in errors) else "minor"
 
 
-def _pick(ranked: list[AnnotatedSegment], convert: Callable[[AnnotatedSegment], list | None], wanted: int):
-    """``wanted`` (item, errors) pairs, cycling through the classes major, clean, minor."""
-    queues: dict[str, list] = {name: [] for name in CLASS_CYCLE}
+def _pick(ranked: list[AnnotatedSegment], convert: Callable[[AnnotatedSegment], list | None], wanted: int,
+          mix: tuple[str, ...]):
+    """``wanted`` (item, errors) pairs whose classes follow ``mix``, repeated (a class with none left is skipped)."""
+    queues: dict[str, list] = {name: [] for name in ("major", "clean", "minor")}
     for item in ranked:
         if not item.errors:
             queues["clean"].append((item, []))
@@ -78,8 +111,8 @@ def _pick(ranked: list[AnnotatedSegment], convert: Callable[[AnnotatedSegment], 
         if group:
             queues[group].append((item, errors))
     chosen, seen = [], set()
-    while len(chosen) < wanted and any(queues.values()):
-        for name in CLASS_CYCLE:
+    while len(chosen) < wanted and any(queues[name] for name in mix):
+        for name in mix:
             while queues[name] and queues[name][0][0].source in seen:
                 queues[name].pop(0)
             if queues[name] and len(chosen) < wanted:
@@ -89,11 +122,27 @@ def _pick(ranked: list[AnnotatedSegment], convert: Callable[[AnnotatedSegment], 
     return chosen
 
 
+def _neighbour(pool: Pool, item: AnnotatedSegment) -> str | None:
+    """The translation of the item's next segment in its talk (else the previous), by the same system,
+    when it translates another source and is at most ``MAX_CHARS`` long."""
+    talk = pool.talk[(item.system, item.seg_id)]
+    for seg_id in (item.seg_id + 1, item.seg_id - 1):
+        key = (item.system, seg_id)
+        if pool.talk.get(key) != talk:
+            continue
+        source, translation = pool.texts[key]
+        if source != item.source and translation != item.target and len(translation) <= MAX_CHARS:
+            return translation
+    return None
+
+
 def _non_translation_pair(pool: Pool) -> tuple[str, str]:
-    clean = [s for s in _ranked(pool.items, NON_TRANSLATION) if not s.errors]
-    first = clean[0]
-    other = next(s for s in clean[1:] if pool.talk[(s.system, s.seg_id)] != pool.talk[(first.system, first.seg_id)])
-    return first.source, other.target
+    """A source and a related but wrong translation: the rule's step 5 (module docstring)."""
+    for item in _ranked(pool.items, NON_TRANSLATION):
+        if not item.errors and (translation := _neighbour(pool, item)) is not None:
+            return item.source, translation
+    raise ValueError(f"TED MQM {pool.pair}: no clean segment with a usable neighbouring segment for the "
+                     "non-translation demo")
 
 
 def _example(pair: str, source: str, translation: str, errors: list, with_rationale: bool) -> dspy.Example:
@@ -128,8 +177,9 @@ def fixed_demos(root: str | Path, lp: str, count: int, coupled: bool = False,
                 guided: bool = True) -> dict[str, list[dspy.Example]]:
     """``{predictor name: demos}`` by the rule above: the four dimension agents, or ``coupled``.
 
-    ``guided``: the errors use the guided schemas (non-translation for every dimension); otherwise the
-    brief assessors' schemas, with an empty rationale.
+    ``lp`` is the pair judged: it picks the TED pool and the severity mix. ``guided``: the errors use
+    the guided schemas (non-translation for every dimension); otherwise the brief assessors' schemas,
+    with an empty rationale.
     """
     name = ted_file_for(lp)
     pool = load_pool(Path(root) / name, "en-de" if name == TED_FILES["en-de"] else "zh-en")
@@ -137,7 +187,7 @@ def fixed_demos(root: str | Path, lp: str, count: int, coupled: bool = False,
     demos: dict[str, list[dspy.Example]] = {}
     for agent in (("coupled",) if coupled else DIMENSIONS):
         convert, nt = _agent_rule(agent, guided, translation)
-        chosen = _pick(_ranked(pool.items, agent), convert, count - 1)
+        chosen = _pick(_ranked(pool.items, agent), convert, count - 1, mix_for(lp, agent))
         demos[agent] = [_example(pool.pair, item.source, item.target, errors, not guided) for item, errors in chosen]
         if nt is not None:
             demos[agent].append(_example(pool.pair, source, translation, [nt], not guided))

@@ -151,3 +151,20 @@ def test_the_llm_judge_is_framed_by_each_instance(scripted, tmp_path):
     run_divergence(tmp_path, [LLMJudgeRule(lm, "full", threads=1)], OFF, None, DivergenceSettings(frame_judge=False))
     assert {scripted.field(u, "instance_context") for _, u in engine.calls} == {
         "Not given; both hypotheses address the same research question."}
+
+
+def test_the_reported_extra_is_the_tested_statistic(tmp_path):
+    """Instance e has five runs at depth 0 but four at depth 5: no split test. Its extra (1/3) is in
+    ``extra_all`` only; ``extra``, ``cross`` and ``same_depth`` cover the four tested instances."""
+    runs = [r for name, k in zip("abcd", (5, 5, 4, 3)) for r in depth_split_runs(name, k)]
+    runs += depth_split_runs("e", 5)[:9]
+    store(tmp_path, runs)
+    [row] = run_divergence(tmp_path, [FirstStepRule()], OFF, tmp_path / "out").divergence.to_dict("records")
+    assert row["instances"] == 5 and row["tested"] == 4
+    assert row["extra"] == pytest.approx((1 + 1 + 0.28 - 0.08) / 12, rel=1e-12)
+    assert row["extra"] == pytest.approx(row["cross"] - row["same_depth"], rel=1e-12)
+    assert row["extra_all"] == pytest.approx((1 + 1 + 0.28 - 0.08 + 1) / 15, rel=1e-12)
+    assert row["p_value"] == pytest.approx(34_251 / 126 ** 4, rel=1e-12)
+    by_instance = {r["instance"]: r for r in run_divergence(tmp_path, [FirstStepRule()], OFF).by_instance.to_dict(
+        "records")}
+    assert [by_instance[i]["in_test"] for i in "abcde"] == [True] * 4 + [False]

@@ -157,3 +157,23 @@ def test_a_cap_below_one_is_refused(max_per_opening):
 
     with pytest.raises(ValueError):
         HypothesisWorkflow(1, max_per_opening)
+
+
+def test_the_cap_keeps_a_descendant_of_every_live_hypothesis(scripted):
+    # Opening 0 proposes two alternatives (ileal, intrinsic factor); each is revised into two. With a cap
+    # of 2, keeping the first two revisions would deliver only the ileal line; the cap keeps one of each.
+    lm, _, _ = _lm(scripted)
+    for depth in (1, 2):
+        record = execute_run(load_instance(), depth=depth, rerun=0, lm=lm, max_per_opening=2)
+        delivered = [d for d in record.delivered if d.opening == 0]
+        lines = {d.hypothesis.statement.split(" +")[0] for d in delivered}
+        assert lines == {"S0 ileal uptake", "S0 intrinsic factor"}, [d.hypothesis.statement for d in delivered]
+        assert len({d.parent for d in delivered}) == 2 and record.truncated == 2 * depth
+
+
+def test_fair_share_takes_firsts_then_seconds_in_order():
+    from tribunal.programs.hyp_workflow import fair_share
+
+    assert fair_share([["a0", "a1", "a2"], ["b0", "b1"], ["c0"]], 3) == ["a0", "b0", "c0"]
+    assert fair_share([["a0", "a1", "a2"], ["b0", "b1"], ["c0"]], 5) == ["a0", "a1", "b0", "b1", "c0"]
+    assert fair_share([["a0", "a1"]], 3) == ["a0", "a1"]

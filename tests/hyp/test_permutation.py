@@ -2,13 +2,14 @@
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 from tribunal.eval.hyp.divergence import extra_divergence
 from tribunal.eval.hyp.joint_permutation import instance_averaged_test
-from tribunal.eval.hyp.permutation import SplitNull, balanced_splits, exact_split_test, split_null
+from tribunal.eval.hyp.permutation import SplitNull, as_fraction, balanced_splits, exact_split_test, split_null
 
 
 def _matrix(entries, n):
@@ -157,3 +158,52 @@ def test_unequal_groups_odd_counts_and_unknown_alternatives_are_refused():
         split_null(HAND, [0], [1, 2], extra_divergence)
     with pytest.raises(ValueError, match="alternative"):
         exact_split_test(HAND, [0, 1], [2, 3], extra_divergence, "less")
+
+
+# Two instances of ten runs whose run pairs have different numbers of scored pairs (denominators 3 to 45),
+# upper triangles row by row: (0,1), (0,2), ..., (8,9). Their joint sums include one 3.6e-10 below the
+# observed |t|: a tolerance of 1e-9 counted it as extreme (p = 13,924 / 15,876 = 0.877047).
+TWO_INSTANCES = (
+    "8/31 0 7/20 2/3 1/3 7/15 0 1/14 0 19/37 17/26 17/32 2/13 8/37 0 5/26 1/30 8/35 23/33 1/14 1 2/3 6/35 4/9 "
+    "1/16 5/39 4/9 6/11 1/3 2/9 23/25 5/19 11/21 1/5 9/11 7/15 4/21 1/3 1/9 25/28 3/35 10/41 1 29/31 15/19",
+    "11/13 8/29 10/11 22/45 3/16 6/7 1/6 17/18 7/8 0 3/4 9/20 8/11 11/19 5/24 1/2 13/23 1/2 1/33 11/19 3/7 "
+    "3/14 1/10 9/16 0 2/3 1 1/4 8/27 12/23 28/33 4/9 7/8 10/13 4/9 14/43 11/15 2/3 27/38 35/39 5/28 3/11 "
+    "27/38 1/9 0",
+)
+
+
+def _fraction_matrix(text):
+    values = iter(Fraction(v) for v in text.split())
+    return _matrix({pair: float(next(values)) for pair in itertools.combinations(range(10), 2)}, 10)
+
+
+def test_two_instances_with_distinct_sums_1e_10_apart_get_the_exact_p():
+    nulls = [split_null(_fraction_matrix(text), range(5), range(5, 10), extra_divergence) for text in TWO_INSTANCES]
+    exact = [[Fraction(v) for v in null.exact] for null in nulls]
+    observed = abs(exact[0][0] + exact[1][0])
+    sums = [abs(x + y) for x in exact[0] for y in exact[1]]
+    assert sum(s >= observed for s in sums) == 13_923  # brute force over the 126^2 splits, in fractions
+    nearest_below = max(s for s in sums if s < observed)
+    assert 0 < observed - nearest_below < Fraction(1, 10 ** 9)  # what a 1e-9 tolerance miscounted
+    result = instance_averaged_test(nulls)
+    assert result.method == "exact" and result.p_value == 221 / 252  # 0.876984..., not 0.877047
+    assert result.observed == float((exact[0][0] + exact[1][0]) / 2)
+    sampled = instance_averaged_test(nulls, max_states=5, samples=20_000, seed=1)
+    assert sampled.method == "sampled" and abs(sampled.p_value - 221 / 252) < 0.01
+
+
+def test_divergences_are_read_as_the_fractions_they_are():
+    assert as_fraction(2 / 7) == Fraction(2, 7) and as_fraction(17 / 45) == Fraction(17, 45)
+    assert as_fraction(123_456 / 999_983) == Fraction(123_456, 999_983)
+    assert math.isnan(as_fraction(math.nan))
+    with pytest.raises(ValueError, match="ratio of integers"):
+        as_fraction(math.pi)
+
+
+def test_huge_common_denominators_fall_back_to_python_integers():
+    # Denominators whose least common multiple exceeds int64: the sums are still exact.
+    primes = [999_983, 999_979, 999_961, 999_959]
+    nulls = [SplitNull(observed=1 / p, values=np.array([1 / p, -1 / p, 0.0])) for p in primes]
+    result = instance_averaged_test(nulls)
+    # |sum| >= sum(1/p) only when every instance takes its observed value or every one its negative
+    assert result.p_value == pytest.approx(2 / 3 ** 4, rel=1e-12)

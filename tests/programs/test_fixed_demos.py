@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tribunal.programs.mqm.demos import mmad_demos
-from tribunal.programs.mqm.fixed_demos import fixed_demos
+from tribunal.programs.mqm.fixed_demos import fixed_demos, mix_for
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.signatures.mqm.errors import DIMENSIONS, AccuracyError, GuidedStyleError
 
@@ -44,7 +44,13 @@ def first_clean(key: str) -> int:
     return min((2, 4), key=lambda seg: hashlib.sha256(f"{key}\tS\t{seg}\tr1".encode()).hexdigest())
 
 
-def test_each_agent_gets_a_major_a_clean_and_a_minor_demo_then_the_non_translation_one(pool):
+def classes(examples) -> list[str]:
+    """Each demo's class: major (a major error), minor (only minor errors) or clean."""
+    return ["major" if any(e.severity == "major" for e in d.errors) else "minor" if d.errors else "clean"
+            for d in examples]
+
+
+def test_each_agent_follows_the_published_severity_mix_then_the_non_translation_demo(pool):
     demos = fixed_demos(pool, "en-de", 4)
     assert set(demos) == set(DIMENSIONS) and all(len(d) == 4 for d in demos.values())
     accuracy = demos["accuracy"]
@@ -52,29 +58,43 @@ def test_each_agent_gets_a_major_a_clean_and_a_minor_demo_then_the_non_translati
     assert accuracy[1].errors == [] and accuracy[1].source == {2: "It is raining.", 4: "Bees see colours."}[
         first_clean("accuracy")]
     assert accuracy[2].errors == [AccuracyError(span="kleines", subcategory="mistranslation", severity="minor")]
-    assert demos["style"][0].errors == [GuidedStyleError(span="auf dieses Ding", subcategory="awkward",
-                                                         severity="major")]
-    assert [d.translation for d in demos["terminology"][::2]] == ["Das schwarze Gat.", "Der Staub."]
+    # style: minor, clean, minor (the pool has one minor style item, so the third falls back to clean)
+    assert demos["style"][0].errors == [GuidedStyleError(span="an alle Leute", subcategory="awkward",
+                                                         severity="minor")]
+    assert classes(demos["style"][:3]) == ["minor", "clean", "clean"]
+    # terminology: clean, minor, clean; no major demo outside accuracy
+    assert classes(demos["terminology"][:3]) == ["clean", "minor", "clean"]
+    assert demos["terminology"][1].translation == "Der Staub."
+    assert all("major" not in classes(demos[d][:3]) for d in ("fluency", "style", "terminology"))
     assert all(d.source_lang == "English" and d.target_lang == "German" for d in accuracy)
 
 
-def test_the_non_translation_demo_pairs_a_source_with_a_translation_from_another_talk(pool):
+def test_he_en_has_no_major_demo_and_other_pairs_take_the_zh_en_en_de_mix():
+    assert mix_for("he-en", "accuracy") == ("minor", "clean", "minor")
+    assert mix_for("zh-en", "accuracy") == mix_for("en-de", "accuracy") == ("major", "clean", "minor")
+    assert mix_for("ja-zh", "accuracy") == ("major", "clean", "minor")
+    assert mix_for("he-en", "coupled") == ("minor", "clean", "minor")
+
+
+def test_the_non_translation_demo_pairs_a_source_with_the_translation_of_its_neighbouring_segment(pool):
     demos = fixed_demos(pool, "en-de", 4)
     last = {dimension: d[-1] for dimension, d in demos.items()}
     assert len({(d.source, d.translation) for d in last.values()}) == 1  # the same demo for every agent
     nt = last["accuracy"]
-    texts = {2: ("It is raining.", "Es regnet."), 4: ("Bees see colours.", "Bienen sehen Farben.")}
-    first = first_clean("non-translation")
-    assert nt.source == texts[first][0] and nt.translation == texts[6 - first][1]
+    # The clean segments are 2 (talk.1) and 4 (talk.2, alone in its talk: no neighbour), so whichever
+    # comes first in the order, the demo is segment 2's source with segment 3's translation (same talk).
+    assert (nt.source, nt.translation) == ("It is raining.", "Ein kleines Haus.")
     assert [(e.span, e.subcategory, e.severity) for e in nt.errors] == [(nt.translation, "non-translation", "major")]
     assert last["style"].errors[0].subcategory == "non-translation"  # every agent may report it
 
 
-def test_the_rule_is_deterministic_and_other_counts_cycle_the_classes(pool):
+def test_the_rule_is_deterministic_and_other_counts_repeat_the_mix(pool):
     assert fixed_demos(pool, "en-de", 4) == fixed_demos(pool, "en-de", 4)
-    two = fixed_demos(pool, "en-de", 2)["fluency"]
-    assert [d.translation for d in two] == ["Wir ging nach Hause.", fixed_demos(pool, "en-de", 4)["fluency"][-1]
-                                            .translation]
+    two = fixed_demos(pool, "en-de", 2)
+    assert [d.translation for d in two["fluency"]] == ["Ja. wir können.", "Ein kleines Haus."]
+    assert classes(two["accuracy"][:1]) == ["major"] and classes(two["terminology"][:1]) == ["clean"]
+    # 7 asks for 6 accuracy demos: major, clean, minor, then again; the pool runs out after one more clean
+    assert classes(fixed_demos(pool, "en-de", 7)["accuracy"][:-1]) == ["major", "clean", "minor", "clean"]
 
 
 def test_the_stage1_ablation_keeps_its_demos_in_the_paper_preset_only(pool):
@@ -94,12 +114,36 @@ def test_four_demos_reach_every_stage1_prompt(pool):
     assert engine.sizes == [2 * 4 + 1] * 4  # 4 user/assistant demo pairs, then the segment
 
 
-@pytest.mark.skipif(not (Path(os.environ.get("TRIBUNAL_DATA", "/nonexistent")) / "mqm-ted").is_dir(),
-                    reason="TED MQM data not found (set TRIBUNAL_DATA)")
+PUBLISHED = {  # code/few_shot_demos{,_de,_he}.py of github.com/SU-JIAYUAN/M-MAD, demo by demo
+    "zh-en": {"accuracy": ["major", "clean", "minor"], "fluency": ["minor", "clean", "minor"],
+              "terminology": ["clean", "minor", "clean"], "style": ["minor", "clean", "minor"]},
+    "en-de": {"accuracy": ["major", "clean", "minor"], "fluency": ["minor", "clean", "minor"],
+              "terminology": ["clean", "minor", "clean"], "style": ["minor", "clean", "minor"]},
+    "he-en": {"accuracy": ["minor", "clean", "minor"], "fluency": ["minor", "clean", "minor"],
+              "terminology": ["clean", "minor", "clean"], "style": ["minor", "clean", "minor"]},
+}
+TED = Path(os.environ.get("TRIBUNAL_DATA", "/nonexistent")) / "mqm-ted"
+
+
+@pytest.mark.skipif(not TED.is_dir(), reason="TED MQM data not found (set TRIBUNAL_DATA)")
 @pytest.mark.parametrize("lp", ["zh-en", "en-de", "he-en"])
-def test_the_real_ted_pool_gives_four_demos_per_agent(lp):
-    demos = fixed_demos(Path(os.environ["TRIBUNAL_DATA"]) / "mqm-ted", lp, 4)
+def test_the_real_ted_pool_gives_the_published_severity_mix_per_dimension_and_pair(lp):
+    demos = fixed_demos(TED, lp, 4)
+    assert {dimension: classes(examples[:3]) for dimension, examples in demos.items()} == PUBLISHED[lp]
     for examples in demos.values():
-        severities = [sorted({e.severity for e in d.errors}) for d in examples]
-        assert "major" in severities[0] and severities[1:] == [[], ["minor"], ["major"]]
-        assert examples[-1].errors[0].subcategory == "non-translation"
+        assert examples[-1].errors[0].subcategory == "non-translation" and len(examples) == 4
+        assert len({d.source for d in examples}) == 4  # no source shown twice
+
+
+@pytest.mark.skipif(not TED.is_dir(), reason="TED MQM data not found (set TRIBUNAL_DATA)")
+@pytest.mark.parametrize("lp", ["zh-en", "en-de"])
+def test_the_real_non_translation_demo_is_the_next_segment_of_the_same_talk(lp):
+    from tribunal.eval.data.mqm_tsv import read_mqm_tsv
+    from tribunal.programs.mqm.demos import ted_file_for
+
+    nt = fixed_demos(TED, lp, 4)["accuracy"][-1]
+    rows = list(read_mqm_tsv(TED / ted_file_for(lp)))
+    where = {(r.system, r.doc, r.seg_id) for r in rows if r.source == nt.source}
+    neighbours = {(r.system, r.doc, r.seg_id) for r in rows if r.target == nt.translation}
+    assert any((system, doc, seg + step) in neighbours for system, doc, seg in where for step in (1, -1))
+    assert all(r.target != nt.translation for r in rows if r.source == nt.source)  # a wrong translation

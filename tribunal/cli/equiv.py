@@ -145,7 +145,7 @@ def audit(
         None, "--pairs", help="Your own labelled pairs (JSONL: id, kind, label same|different, a, b) instead of the suite."),
     rules: str = typer.Option("tfidf,embedding", "--rules", help=RULES_HELP),
     rubric: Optional[str] = typer.Option(
-        None, "--rubric", metavar="RUBRICS", help="LLM rubric(s), comma-separated: full (default), component, none. "
+        None, "--rubric", metavar="RUBRICS", help="LLM rubric(s), comma-separated: full (default), stepwise, component, none. "
         "A tuned judge (--program FILE) brings its own."),
     lm: Optional[str] = LmOption,
     api_base: Optional[str] = ApiBaseOption,

@@ -151,7 +151,7 @@ def divergence(
     rules: str = typer.Option("tfidf,embedding", "--rules",
                               help="Comma-separated rules judging 'same mechanism?': tfidf, embedding, chain, llm, cascade."),
     rubric: str = typer.Option("full", "--rubric", metavar="RUBRICS",
-                               help="LLM rubric(s), comma-separated: full, component, none."),
+                               help="LLM rubric(s), comma-separated: full, stepwise, component, none."),
     lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model for the llm and cascade rules (temperature 0)."),
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
