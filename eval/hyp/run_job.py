@@ -218,12 +218,21 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
 def _run_all(work: Any, todo: list, threads: int, stored: int) -> list[RunRecord]:
     """``work`` over ``todo`` in threads; on Ctrl-C, finish and store the runs started, start no other."""
     pool = ThreadPoolExecutor(max_workers=max(1, threads))
-    futures = [pool.submit(work, job) for job in todo]
+    completed: list[Any] = []  # appended by the workers: counts runs that finished, whatever was submitted
+
+    def counted(job: Any) -> Any:
+        result = work(job)
+        completed.append(job)
+        return result
+
+    futures = []
     try:
+        for job in todo:  # inside the try: a Ctrl-C while the first runs start is handled the same way
+            futures.append(pool.submit(counted, job))
         return [future.result() for future in futures]
     except KeyboardInterrupt:
         pool.shutdown(wait=True, cancel_futures=True)
-        finished = stored + sum(f.done() and not f.cancelled() and f.exception() is None for f in futures)
-        raise Interrupted(f"interrupted: {finished} runs stored; rerun the same command to resume") from None
+        raise Interrupted(f"interrupted: {stored + len(completed)} runs stored; rerun the same command to resume") \
+            from None
     finally:
         pool.shutdown(wait=True)

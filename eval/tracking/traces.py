@@ -166,7 +166,7 @@ class TraceWriter:
 
     def _end(self, span: Any, node: SpanNode) -> None:
         if node.error:
-            span.record_exception(node.error)
+            span.record_exception(_masked(node.error, self._secrets))
         span.end(outputs=_masked(node.outputs, self._secrets), status="ERROR" if node.error else "OK", end_time_ns=_ns(node.end))
 
     def close(self) -> dict[str, float]:

@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import time
 
 from typer.testing import CliRunner
 
@@ -11,11 +10,9 @@ from tribunal.cli import app
 runner = CliRunner()
 
 
-def test_top_level_help_stays_fast_and_lists_equiv_and_hyp():
-    start = time.perf_counter()
+def test_top_level_help_lists_equiv_and_hyp_without_heavy_imports():
     done = subprocess.run([sys.executable, "-c", "import sys; sys.argv=['tribunal','--help']; "
                            "from tribunal.cli import main; main()"], capture_output=True, text=True)
-    assert time.perf_counter() - start < 3  # generous for CI; the import itself is well under 1 s
     assert "equiv" in done.stdout and "hyp" in done.stdout
     heavy = subprocess.run([sys.executable, "-c", "import sys, tribunal.cli; "
                             "print(sorted(m for m in ('dspy','sklearn','mlflow','torch') if m in sys.modules))"],

@@ -57,24 +57,44 @@ def test_a_busy_run_folder_is_refused(scripted, tmp_path):
     assert calls["propose"] == 0
 
 
-def test_ctrl_c_finishes_the_runs_in_progress_and_starts_no_other():
+def test_ctrl_c_finishes_the_runs_in_progress_and_starts_no_other(monkeypatch):
+    """Events, not sleeps: the first run sends the Ctrl-C itself once every run is queued, and finishes
+    only once the interrupt has cancelled the queued runs, so the order holds on a machine of any speed."""
     import os
     import signal
     import threading
-    import time
+    from concurrent.futures import ThreadPoolExecutor
 
+    import tribunal.eval.hyp.run_job as run_job
     from tribunal.errors import Interrupted
-    from tribunal.eval.hyp.run_job import _run_all
 
+    queue_cancelled, all_submitted, submitted = threading.Event(), threading.Event(), []
+
+    class ObservedPool(ThreadPoolExecutor):
+        def submit(self, *args, **kwargs):
+            future = super().submit(*args, **kwargs)
+            submitted.append(future)
+            if len(submitted) == 6:
+                all_submitted.set()
+            return future
+
+        def shutdown(self, wait=True, *, cancel_futures=False):
+            if cancel_futures:
+                super().shutdown(wait=False, cancel_futures=True)
+                queue_cancelled.set()
+            super().shutdown(wait=wait)
+
+    monkeypatch.setattr(run_job, "ThreadPoolExecutor", ObservedPool)
     started: list[tuple[int, int]] = []
 
     def work(job):
         started.append(job)
-        if len(started) == 1:  # Ctrl-C while the first run is in progress
-            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
-        time.sleep(0.3)
+        if len(started) == 1:  # Ctrl-C while the first run is in progress and the others wait their turn
+            assert all_submitted.wait(60), "every run was queued"
+            os.kill(os.getpid(), signal.SIGINT)
+            assert queue_cancelled.wait(60), "the interrupt reached the main thread"
         return job
 
     with pytest.raises(Interrupted, match=r"^interrupted: 3 runs stored; rerun the same command to resume$"):
-        _run_all(work, [(0, r) for r in range(6)], threads=1, stored=2)
+        run_job._run_all(work, [(0, r) for r in range(6)], threads=1, stored=2)
     assert started == [(0, 0)], "no run started after the interrupt"

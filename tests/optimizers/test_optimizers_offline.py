@@ -7,7 +7,6 @@ there), so "tuned beats untuned on dev" can only pass if the optimizer really di
 
 from __future__ import annotations
 
-import time
 
 import dspy
 import pytest
@@ -39,12 +38,10 @@ def test_tuned_beats_untuned_on_dev(name):
     metric = EquivalenceMetric()
     ctx = TuningContext(metric=metric, task_lm=task, budget=budget, seed=0, train=TRAIN, dev=DEV, prompt_lm=proposer,
                         threads=1, demos=2)
-    started = time.perf_counter()
     with dspy.context(lm=task):
         untuned = evaluate_program(ToyJudge(), DEV, metric, threads=1)
         compiled = run_plan(plan(optimizer_spec(name), ctx), ToyJudge(), TRAIN, seed=0)
         tuned = evaluate_program(compiled, DEV, metric, threads=1)
-    elapsed = time.perf_counter() - started
     assert untuned.score == pytest.approx(0.5)  # "same" everywhere: half right
     assert tuned.score > untuned.score, (name, tuned.score)
     assert tuned.unscored == 0 and untuned.unscored == 0
@@ -53,4 +50,3 @@ def test_tuned_beats_untuned_on_dev(name):
         assert KEY_PHRASE in judge.signature.instructions  # the instruction the proposer supplied was adopted
     else:
         assert judge.demos  # demos were added
-    assert elapsed < 20, elapsed

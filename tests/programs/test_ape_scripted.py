@@ -124,7 +124,6 @@ def test_verifier_answers_written_like_a_real_model_still_parse():
 
 
 def test_capitalised_severity_and_a_decorated_verdict_parse_with_the_tolerant_adapter():
-    pytest.importorskip("tribunal.programs.answers", reason="the tolerant adapter reads 'Major' and '**B**'")
     errors = ('[[ ## errors ## ]]\n[{"span": "sass", "category": "Fluency", "subcategory": "grammar", '
               '"severity": "Major"}]')
     out, engine = judge(script(errors, verdicts={"sass": "[[ ## better ## ]]\n**B**\n\nB is clearly better."}))

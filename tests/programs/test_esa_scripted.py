@@ -84,7 +84,6 @@ def test_answers_written_like_a_real_model_still_parse():
 
 
 def test_capitalised_severity_and_labelled_score_parse_with_the_tolerant_adapter():
-    pytest.importorskip("tribunal.programs.answers", reason="the tolerant adapter reads 'Major' and 'Score: 85'")
     spans = ('[[ ## errors ## ]]\n[{"span": "sass", "category": "Accuracy", "subcategory": "mistranslation", '
              '"severity": "Major"}]\n\n[[ ## completed ## ]]')
     out, engine = judge(script(spans, "[[ ## score ## ]]\nScore: 85\n\nI hope this helps."))

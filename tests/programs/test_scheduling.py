@@ -17,6 +17,8 @@ from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, call_slot, fan_out, scheduled
 from tribunal.signatures.mqm.errors import DIMENSIONS
 
+from tests.support.waiting import wait_for
+
 from .test_mmad_scripted import ACC, ASSESSORS, FLU, SOURCE, TRANSLATION, script
 
 
@@ -30,9 +32,9 @@ def test_call_slots_hand_a_freed_slot_to_the_lowest_priority_waiter():
             served.append(priority)
 
     threads = [threading.Thread(target=waiter, args=(p,)) for p in (5, 1, 3)]
-    for thread in threads:
+    for queued, thread in enumerate(threads, 1):
         thread.start()
-        time.sleep(0.05)  # queued in this order
+        wait_for(lambda: len(slots._waiters) == queued, f"{queued} waiters queued")  # in this order
     slots.release()
     for thread in threads:
         thread.join(timeout=5)
@@ -41,13 +43,15 @@ def test_call_slots_hand_a_freed_slot_to_the_lowest_priority_waiter():
 
 def test_call_slots_never_exceed_their_size():
     slots, lock, state = CallSlots(3), threading.Lock(), {"now": 0, "peak": 0}
+    full = threading.Barrier(3, timeout=60)  # the first three holders meet: the slots do fill up
 
     def call(priority: int) -> None:
         with slots.hold(priority):
             with lock:
                 state["now"] += 1
                 state["peak"] = max(state["peak"], state["now"])
-            time.sleep(0.01)
+            if priority < 3:
+                full.wait()
             with lock:
                 state["now"] -= 1
 
@@ -89,25 +93,30 @@ def test_call_slot_is_a_no_op_without_a_scheduler():
 
 
 class Overlap:
-    """Wraps a responder: each answer takes a moment; records the peak of answers at once."""
+    """Wraps a responder; records the peak of answers at once. The first ``gather`` answers wait for
+    each other (a barrier), so calls that may overlap do, on a machine of any speed."""
 
-    def __init__(self, responder, seconds: float = 0.05):
-        self.responder, self.seconds = responder, seconds
+    def __init__(self, responder, gather: int = 1):
+        self.responder = responder
         self.now = self.peak = 0
         self.lock = threading.Lock()
+        self.gather, self.seen = threading.Barrier(gather, timeout=60), 0
 
     def __call__(self, name, inputs):
         with self.lock:
             self.now += 1
             self.peak = max(self.peak, self.now)
-        time.sleep(self.seconds)
+            self.seen += 1
+            first = self.seen <= self.gather.parties
+        if first:
+            self.gather.wait()
         with self.lock:
             self.now -= 1
         return self.responder(name, inputs)
 
 
-def run_scheduled(config: MMADConfig, responder, slots: int):
-    overlap = Overlap(responder)
+def run_scheduled(config: MMADConfig, responder, slots: int, gather: int = 1):
+    overlap = Overlap(responder, gather)
     engine = ScriptedEngine(overlap)
     program = MMAD(config, RoleLMs(dspy.LM("scripted/judge", engine=engine, cache=False)))
     call_slots = CallSlots(slots)
@@ -118,7 +127,7 @@ def run_scheduled(config: MMADConfig, responder, slots: int):
 
 def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_slots():
     responder = script({"AccuracyAssessment": [ACC], "FluencyAssessment": [FLU]}, opposer_agrees=(True, True))
-    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), responder, slots=4)
+    out, calls, peak, slot_peak = run_scheduled(MMADConfig(preset="lean"), responder, slots=4, gather=4)
     assert Counter(calls[:4]) == Counter(ASSESSORS)  # the same stage-1 calls, in any order
     assert calls[4:] == ["DebateTurn", "DebateTurn", "FinalJudgment"]
     assert peak == slot_peak == 4, "the four dimension agents overlap, no more than the slots allow"
@@ -148,7 +157,8 @@ def test_a_fanned_out_call_does_not_fan_out_again():
 def test_paper_debaters_speak_at_once_under_a_scheduler():
     from tests.support.mqm_fakes import synthetic_judge
 
-    state, lock = {"now": 0, "peak": 0}, threading.Lock()
+    state, lock = {"now": 0, "peak": 0, "seen": 0}, threading.Lock()
+    first_round = threading.Barrier(2, timeout=60)  # A1 and A2 of the first round must meet: they overlap
 
     def responder(name, inputs):
         if not name.endswith("Reexamination"):
@@ -156,7 +166,10 @@ def test_paper_debaters_speak_at_once_under_a_scheduler():
         with lock:
             state["now"] += 1
             state["peak"] = max(state["peak"], state["now"])
-        time.sleep(0.05)
+            state["seen"] += 1
+            first = state["seen"] <= 2
+        if first:
+            first_round.wait()
         with lock:
             state["now"] -= 1
         return synthetic_judge(name, inputs)
@@ -189,9 +202,9 @@ def test_admission_waits_behind_every_started_items_call_and_its_ticket_serves_t
             order.append("call")
 
     threads = [threading.Thread(target=admit), threading.Thread(target=call)]
-    for thread in threads:
+    for queued, thread in enumerate(threads, 1):
         thread.start()
-        time.sleep(0.05)  # the admission queued first
+        wait_for(lambda: len(slots._waiters) == queued, f"{queued} waiters queued")  # the admission first
     slots.release()
     for thread in threads:
         thread.join(timeout=5)

@@ -38,6 +38,7 @@ class LoopbackState:
         self.lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
+        self.gate = None  # a tests.support.waiting.Gate: holds requests while closed
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -76,6 +77,8 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(data)
 
         def do_POST(self) -> None:
+            if state.gate is not None:
+                state.gate.pass_through()
             with state.answering():
                 self._answer(time.perf_counter())
 

@@ -15,6 +15,30 @@ from typing import Iterator
 import pytest
 
 
+class MountProbe:
+    """Whether a tmpfs can be mounted here (truthy), and why not (``reason``)."""
+
+    def __init__(self, ok: bool, reason: str = ""):
+        self.ok, self.reason = ok, reason
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def can_mount(folder: Path) -> MountProbe:
+    """Try to mount (and unmount) a tiny tmpfs at ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)],
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return MountProbe(False, f"cannot mount a tmpfs here ({err})")
+    if done.returncode != 0:
+        return MountProbe(False, f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode})")
+    _unmount(folder)
+    return MountProbe(True)
+
+
 def _mount(folder: Path, options: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     try:

@@ -92,6 +92,17 @@ def test_trace_sample_cache_routing_and_processes(tmp_path, capsys, monkeypatch,
     paid = run_cli(capsys, *base, "--api-base", api_base, "--no-cache", "--out", tmp_path / "c", "--no-track")
     assert "4 answered by the provider, 0 from the response cache" in paid.out and len(state.hits) == 8
 
+    from tribunal.eval.mt import router
+
+    strategies = []
+    real_router = router.build_router
+
+    def recorded(config):
+        built = real_router(config)
+        strategies.append(built.routing_strategy)
+        return built
+
+    monkeypatch.setattr(router, "build_router", recorded)
     with loopback_server(synthetic_judge) as (second_base, second):
         before = len(state.hits)
         routed = run_cli(capsys, *base[:-2], "--limit", "16", "--api-base", api_base, "--api-base", second_base,
@@ -99,6 +110,10 @@ def test_trace_sample_cache_routing_and_processes(tmp_path, capsys, monkeypatch,
         assert routed.status == 0, routed.err
         on_first, on_second = len(state.hits) - before, len(second.hits)
         assert on_first > 0 and on_second > 0 and on_first + on_second == 16  # both replicas served
+        default = run_cli(capsys, *base[:-2], "--limit", "2", "--api-base", api_base, "--api-base", second_base,
+                          "--no-cache", "--out", tmp_path / "d2", "--no-track")
+        assert default.status == 0, default.err
+    assert strategies == ["simple-shuffle", "least-busy"], "--routing picks the Router's strategy"
 
     used = []
     real = processes.judge_in_processes

@@ -1,7 +1,7 @@
 """Ctrl-C on the command line: the first stops cleanly, a second stops at once.
 
-The first SIGINT raises KeyboardInterrupt as usual: a runner stops starting items, lets the ones
-in flight finish into its journal, and ends with "interrupted: N items journaled; rerun the same
+The first SIGINT says so at once (``tribunal: stopping: ...`` on stderr) and raises KeyboardInterrupt
+as usual: a runner stops starting items, lets the ones in flight finish into its journal, and ends with "interrupted: N items journaled; rerun the same
 command to resume". Finishing those items can take a few LM timeouts; a second SIGINT does not
 wait for them. That is safe because the journal is only ever appended whole, fsync'd lines and
 every result file is written atomically: an immediate exit loses the items in flight, nothing else.
@@ -18,6 +18,8 @@ from typing import Iterator
 from tribunal.errors import EXIT_INTERRUPTED
 from tribunal.quiet import real_stderr
 
+FIRST_INTERRUPT = ("tribunal: stopping: the work in flight finishes and is kept "
+                   "(Ctrl-C again to stop at once)")
 SECOND_INTERRUPT = ("tribunal: interrupted again: stopped at once; finished items are kept "
                     "(rerun the same command to resume)")
 
@@ -33,6 +35,7 @@ def second_interrupt_stops_at_once() -> Iterator[None]:
     def on_sigint(_signum: int, _frame: object) -> None:
         seen["count"] += 1
         if seen["count"] == 1:
+            print(FIRST_INTERRUPT, file=real_stderr(), flush=True)  # at once: finishing may take a while
             raise KeyboardInterrupt
         print(SECOND_INTERRUPT, file=real_stderr(), flush=True)  # not the libraries' silenced stream
         os._exit(EXIT_INTERRUPTED)

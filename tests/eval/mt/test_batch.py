@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from tests.support.batch_server import batch_server
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
+from tests.support.waiting import wait_for
 from tribunal.eval.mt.batch.providers import BatchLine, split
 from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
@@ -119,10 +119,12 @@ def test_a_run_killed_with_a_batch_in_flight_reattaches_and_pays_nothing_twice(t
     with batch_server(synthetic_judge) as (base, state):
         state.hold.set()  # batches stay in progress
         process = subprocess.Popen(command(base, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while not state.created("openai") and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.05)
-        time.sleep(0.3)  # it is polling the batch now
+        def batch_journaled() -> bool:
+            ledgers = list(out.glob("batches-*.jsonl"))
+            return bool(state.created("openai") and ledgers
+                        and state.created("openai")[0]["info"]["id"] in ledgers[0].read_text())
+
+        wait_for(lambda: batch_journaled() or process.poll() is not None, "the first batch in the ledger")
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
         assert len(state.created("openai")) == 1, "killed while the first batch was in flight"

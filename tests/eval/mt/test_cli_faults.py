@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,8 @@ from tests.support.cli import assert_one_line_error, run_cli
 from tests.support.loopback import loopback_server
 from tests.support.mounts import full_disk, read_only_folder
 from tests.support.mqm_fakes import synthetic_judge
+from tests.support.waiting import Gate, wait_for
+from tribunal.cli.interrupts import FIRST_INTERRUPT
 from tribunal.errors import EXIT_BUSY, EXIT_INTERRUPTED
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.mt.items import item_key
@@ -123,19 +124,20 @@ def test_a_credential_never_names_a_file_or_a_run(tmp_path, capsys, monkeypatch)
 def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(tmp_path):
     env = os.environ | {KEY_ENV: SECRET, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DSPY_CACHEDIR": str(tmp_path / "c")}
     out = tmp_path / "out"
-    with loopback_server(synthetic_judge, latency=0.05) as (api_base, state):
+    with loopback_server(synthetic_judge) as (api_base, state):
+        # Once three items are journaled the server holds every new call: the run is mid-way for sure.
+        state.gate = gate = Gate(lambda: any(out.glob("journal-*.jsonl")) and len(journal_lines(out)) >= 3)
         command = [TRIBUNAL, *map(str, args(api_base, out, limit="30"))]
         process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline and process.poll() is None:
-            if any(out.glob("journal-*.jsonl")) and len(journal_lines(out)) >= 3:
-                break
-            time.sleep(0.05)
+        wait_for(lambda: gate.held > 0 or process.poll() is not None, "the run to reach the held calls")
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=60)
+        notice = process.stderr.readline()  # said when the interrupt is handled: no new item starts after it
+        gate.open()  # the items in flight finish into the journal
+        _, stderr = process.communicate(timeout=120)
+        stderr = notice + stderr
         kept = journal_lines(out)
         assert process.returncode == EXIT_INTERRUPTED, stderr
-        assert stderr.strip().splitlines() == [
+        assert stderr.strip().splitlines() == [FIRST_INTERRUPT,
             f"tribunal: interrupted: {len(kept)} items journaled; rerun the same command to resume"]
         assert 3 <= len(kept) < 30
         assert not (out / "metric-scores").exists() and not (out / "errors.jsonl").exists()

@@ -6,13 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
+from tests.support.waiting import Gate, wait_for
 from tribunal.eval.mt.items import item_key
 from tribunal.eval.mt.journal import ItemResult, Journal
 
@@ -43,13 +43,14 @@ def hit_keys(hits) -> set[str]:
 def test_killed_run_resumes_without_repeating_calls_and_matches_an_uninterrupted_run(tmp_path):
     env = os.environ | {KEY_ENV: SECRET, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DSPY_CACHEDIR": str(tmp_path / "c")}
     out, clean_out = tmp_path / "killed", tmp_path / "clean"
-    with loopback_server(synthetic_judge, latency=0.05) as (api_base, state):
+    with loopback_server(synthetic_judge) as (api_base, state):
+        # Once four items are journaled the server holds every new call: the kill lands mid-run for sure.
+        state.gate = gate = Gate(lambda: len(journaled(out)) >= 4)
         process = subprocess.Popen(command(api_base, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 60
-        while len(journaled(out)) < 4 and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.05)
+        wait_for(lambda: gate.held > 0 or process.poll() is not None, "the run to reach the held calls")
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
+        gate.open()
         finished = set(journaled(out))
         assert 4 <= len(finished) < 16, "killed mid-run"
         first_hits = len(state.hits)

@@ -104,3 +104,17 @@ def test_bad_filter_and_single_run_are_clear_errors(store):
     one = subprocess.run([sys.executable, "-m", "tribunal", "runs", "compare", ids["full"], "--tracking-uri", uri],
                          capture_output=True, text=True, timeout=120)
     assert one.returncode == 2 and "need at least two runs" in one.stderr
+
+
+def test_compare_without_run_ids_takes_the_runs_the_filter_matches(store, tmp_path):
+    uri, _ = store
+    common = ["--tracking-uri", uri, "--no-track", "--out", str(tmp_path / "plots")]
+    llm = subprocess.run([sys.executable, "-m", "tribunal", "runs", "compare", "--experiment", "equiv",
+                          "--filter", "params.rubric != 'none'", *common],
+                         capture_output=True, text=True, timeout=120)
+    assert llm.returncode == 2 and "need at least two runs" in llm.stderr, "only the full-rubric run matches"
+    both = subprocess.run([sys.executable, "-m", "tribunal", "runs", "compare", "--experiment", "equiv",
+                           "--filter", "params.rule = 'llm'", *common],
+                          capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert both.returncode == 0, both.stderr
+    assert "audit-full" in both.stdout and "audit-none" in both.stdout and "mmad-" not in both.stdout
