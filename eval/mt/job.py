@@ -264,6 +264,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"reasks.{k}": float(v) for k, v in summary.get("lm_reasks_by_kind", {}).items()}
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}

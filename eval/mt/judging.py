@@ -19,6 +19,7 @@ from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
+from tribunal.programs.answers.unusable import one_line
 from tribunal.programs.mqm.scheduling import ADMISSION, CallSlots, Scheduler, Ticket, scheduled
 
 
@@ -56,7 +57,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
             failure = classify_failure(exc)
             if failure is None:
                 raise
-            detail = redact_text(" ".join(str(exc).split()))[:300]
+            detail = redact_text(one_line(exc))[:300]
             return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
                               retryable=failure.retryable, raw=raw_answer(exc),
                               usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())

@@ -100,6 +100,8 @@ def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: f
         "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,
         "lm_calls_paid": sum(stages.values()) - cached - failed, "lm_calls_cached": cached, "lm_calls_failed": failed,
         "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},
+        "lm_reasks": sum(v for k, v in usage.get("reasks", {}).items() if "/" not in k),
+        "lm_reasks_by_kind": dict(sorted(usage.get("reask_kinds", {}).items())),
         "prompt_tokens": sum(v for k, v in usage.get("prompt_tokens", {}).items() if "/" not in k),
         "completion_tokens": sum(v for k, v in usage.get("completion_tokens", {}).items() if "/" not in k),
         "tokens_by_stage": {k: usage.get("prompt_tokens", {}).get(k, 0) + usage.get("completion_tokens", {}).get(k, 0)

@@ -12,7 +12,7 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP
+from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.errors import EXIT_UNSCORED
 
@@ -45,6 +45,7 @@ def evaluate(
     batch_poll: Optional[float] = typer.Option(None, "--batch-poll", help="With --batch: first wait between status checks, in seconds (default: 30)."),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP),
     cache: Optional[bool] = typer.Option(None, "--cache/--no-cache", help=CACHE_HELP + " Default: on."),
+    reasks: Optional[int] = ReasksOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -85,7 +86,7 @@ def evaluate(
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
-                    "cache": cache},
+                    "cache": cache, "reasks": reasks},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
              "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
@@ -218,8 +219,10 @@ def print_summary(console, result) -> None:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
             "rerun with --retry-unscored to pay for them again")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
+    kinds = ", ".join(f"{v} {k}" for k, v in s.get("lm_reasks_by_kind", {}).items())
+    reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
     say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
-        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
+        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
     if any(spans.values()):
