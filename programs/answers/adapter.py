@@ -57,6 +57,10 @@ def _bare_value(signature: Any, completion: str) -> dict:
     return {name: completion} if _scalar(field.annotation) and completion.strip() else {}
 
 
+class InvalidValue(AdapterParseError):
+    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
+
+
 def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat", adapter_name: str = "") -> dict:
     """The typed output fields of ``signature`` read from ``completion``; AdapterParseError if unusable."""
     outputs = signature.output_fields
@@ -71,8 +75,8 @@ def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat",
         except (ValidationError, ValueError, TypeError) as err:
             problem = validation_problem(err, annotation, (name,)) if isinstance(err, ValidationError) else (
                 f"{name}: {str(err).splitlines()[0]}")
-            raise AdapterParseError(adapter_name=adapter_name, signature=signature, lm_response=completion,
-                                    message=problem, parsed_result=values) from None
+            raise InvalidValue(adapter_name=adapter_name, signature=signature, lm_response=completion,
+                               message=problem, parsed_result=values) from None
     values = apply_output_field_defaults(signature, values)
     if values.keys() != outputs.keys():
         missing = ", ".join(sorted(set(outputs) - set(values)))

@@ -127,8 +127,11 @@ def _problem(signature: Any, out: Any, err: Exception | None, seen: list[SeenCal
     if err is not None:
         if (last is not None and last.finish_reason == "content_filter") or is_refusal(signature, answer):
             return Problem("refusal", "it gave none of the fields asked for", answer)
+        from tribunal.programs.answers.adapter import InvalidValue
+
         lines = [line for line in str(err).splitlines() if line.strip()]
-        return Problem("unparseable", lines[0] if lines else "it could not be read", answer)
+        kind = "invalid" if isinstance(err, InvalidValue) else "unparseable"
+        return Problem(kind, lines[0] if lines else "it could not be read", answer)
     if check is not None:
         try:
             check(out)

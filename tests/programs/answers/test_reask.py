@@ -34,9 +34,9 @@ GOOD = ('[[ ## hypotheses ## ]]\n[{"statement": "s", "explanation": "e", "causal
 SHORT_CHAIN = '[[ ## hypotheses ## ]]\n[{"statement": "s", "explanation": "e", "causal_chain": ["a"]}]'
 INPUTS = dict(research_question="q", observed_finding="f", evidence="", opening_hypothesis="o", max_hypotheses=1)
 KINDS = ["refusal", "wrong-keys", "truncated", "invalid"]
-EXPECTED = {"refusal": "refusal", "wrong-keys": "unparseable", "truncated": "truncated", "invalid": "unparseable"}
+EXPECTED = {"refusal": "refusal", "wrong-keys": "unparseable", "truncated": "truncated", "invalid": "invalid"}
 FINAL = {"refusal": RefusedAnswer, "wrong-keys": UnreadableAnswer, "truncated": TruncatedAnswer,
-         "invalid": UnreadableAnswer}
+         "invalid": UnusableAnswer}
 
 
 class Peer:
@@ -122,6 +122,7 @@ def test_an_answer_that_stays_unusable_fails_with_a_one_line_reason(kind, tmp_pa
     if kind == "refusal":
         assert err.label == "refusal" and REFUSAL in str(err) and "asked 3 times" in str(err)
     if kind == "invalid":
+        assert err.label == "invalid answer"
         assert "hypotheses[0].causal_chain has 1 item; it needs at least 3" in str(err)
 
 
