@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from tribunal.programs.answers.coerce import coerce, structured, without_format_hint
 from tribunal.programs.answers.fields import answer_fields
+from tribunal.programs.answers.provider_calls import last_seen
 from tribunal.programs.answers.reask import current_feedback, feedback_turns
 from tribunal.programs.answers.unusable import validation_problem
 
@@ -59,6 +60,20 @@ def _bare_value(signature: Any, completion: str) -> dict:
 
 class InvalidValue(AdapterParseError):
     """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
+
+
+class CutAnswer(AdapterParseError):
+    """The provider cut the answer at its token limit: it is never read, even where the part before the cut
+    would parse (a repaired JSON list would silently lose the errors after the cut)."""
+
+
+def _read(signature: Any, completion: str, prefer: AnswerFormat, adapter_name: str) -> dict:
+    seen = last_seen()  # the call being read, when the re-ask rule watches it
+    if seen is not None and seen.finish_reason == "length":
+        limit = f"max_tokens={seen.max_tokens}" if seen.max_tokens else "the server's limit"
+        raise CutAnswer(adapter_name=adapter_name, signature=signature, lm_response=completion,
+                        message=f"the answer was cut at the token limit ({limit})")
+    return parse_answer(signature, completion, prefer, adapter_name)
 
 
 def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat", adapter_name: str = "") -> dict:
@@ -105,14 +120,14 @@ class TolerantChatAdapter(_FeedbackTurns, ChatAdapter):
         super().__init__(use_json_adapter_fallback=False, **kwargs)
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
-        return parse_answer(signature, completion, "chat", type(self).__name__)
+        return _read(signature, completion, "chat", type(self).__name__)
 
 
 class TolerantJSONAdapter(_FeedbackTurns, JSONAdapter):
     """DSPy's JSON format; answers read tolerantly, in one call."""
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
-        return parse_answer(signature, completion, "json", type(self).__name__)
+        return _read(signature, completion, "json", type(self).__name__)
 
 
 ADAPTERS = {"chat": TolerantChatAdapter, "json": TolerantJSONAdapter}

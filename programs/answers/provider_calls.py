@@ -101,6 +101,12 @@ def install() -> None:
         _installed = True
 
 
+def last_seen() -> SeenCall | None:
+    """The last LM call completed inside the current :func:`watching` context (None outside one)."""
+    seen = _SEEN.get()
+    return seen[-1] if seen else None
+
+
 @contextlib.contextmanager
 def watching() -> Iterator[list[SeenCall]]:
     """The LM calls completed in this context (on this thread), in order."""

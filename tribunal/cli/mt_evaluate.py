@@ -196,8 +196,14 @@ def meta_reasons(meta: dict) -> dict[str, str]:
 
 
 def span_reasons(spans: dict) -> dict[str, str]:
-    """Why a span precision / recall / F1 is undefined."""
+    """Why a span precision / recall / F1 is undefined (in the same counts the summary prints)."""
+    ungrounded, source = count(spans.get("judge_spans_ungrounded") or 0), count(spans.get("judge_spans_source") or 0)
     precision = "the judge marked no error span in the rated cells"
+    if spans.get("judge_spans_ungrounded"):
+        precision = f"none of the judge's spans in the rated cells was located in the translation ({ungrounded} ungrounded"
+        precision += f", {source} in the source)" if spans.get("judge_spans_source") else ")"
+    elif spans.get("judge_spans_source"):
+        precision = f"the judge marked only source-side errors in the rated cells ({source})"
     recall = "the human raters marked no error span in the covered cells"
     f1 = precision if not spans.get("predicted_spans") else recall
     return {f"{level}_{name}": reason for level in ("char", "span")
@@ -226,7 +232,7 @@ def print_summary(console, result) -> None:
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
     if any(spans.values()):
-        say("error spans grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
+        say(f"error spans of the {s['scored']} scored items, grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
     if result.meta:
         reasons = meta_reasons(result.meta)
         say(f"against the human MQM scores ({count(result.meta.get('covered_cells'))} rated cells of "
@@ -236,9 +242,14 @@ def print_summary(console, result) -> None:
                 say(f"  {key}: {number(result.meta[key], reasons[key])}")
     if result.spans:
         reasons = span_reasons(result.spans)
-        say(f"error spans against the raters' ({count(result.spans.get('cells'))} rated cells; "
-            f"{count(result.spans.get('predicted_spans'))} spans marked by the judge, "
-            f"{count(result.spans.get('gold_spans'))} by the raters):")
+        sp = result.spans
+        marked = (f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: "
+                  f"{count(sp.get('judge_spans_located', 0))} located in the translation, "
+                  f"{count(sp.get('judge_spans_ungrounded', 0))} ungrounded, {count(sp.get('judge_spans_source', 0))} "
+                  "in the source")
+        say(f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
+            f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
+            "rater spans):")
         for key in SPAN_KEYS:
             if key in result.spans:
                 say(f"  span {key}: {number(result.spans[key], reasons[key])}")
