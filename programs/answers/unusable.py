@@ -117,7 +117,10 @@ def validation_problem(err: ValidationError, annotation: Any = None, prefix: tup
         shown = repr(value)[:60] if value is not None else "nothing"
         text = f"{where}: {first.get('msg')} (got {shown})"
     described = _description(annotation, tuple(first.get("loc", ()))) if annotation is not None else None
-    return f"{text} ({described.rstrip('.')})" if described and kind in ("too_short", "too_long") else text
+    if not described or kind not in ("too_short", "too_long"):
+        return text
+    described = described.rstrip(".")
+    return f"{text} ({described[0].lower() + described[1:] if described[1:2].islower() else described})"
 
 
 def one_line(err: BaseException) -> str:

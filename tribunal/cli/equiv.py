@@ -137,6 +137,8 @@ def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
     return rules
 
 
+TEMPERATURE_0_VOTES = ("--temperature 0: the LLM judge's third vote is no repeated request (it would get the same "
+                       "answer); when the two presentation orders disagree, the (A, B) answer counts twice")
 RULES_HELP = "Comma-separated rules: tfidf, embedding, chain, llm, cascade (chain screen + LLM judge)."
 
 
@@ -228,8 +230,10 @@ def audit(
     rule_objs = build_rules(rules, rubric or "full", options)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
-    notice = independent_repeats_notice(repeats, temperature, "--repeats") if options["lm"] is not None else None
-    if notice:
+    notices = [independent_repeats_notice(repeats, temperature, "--repeats")] if options["lm"] is not None else []
+    if options["lm"] is not None and temperature == 0 and any(r.name in ("llm", "cascade") for r in rule_objs):
+        notices.append(TEMPERATURE_0_VOTES)
+    for notice in filter(None, notices):
         from rich.markup import escape
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")

@@ -225,7 +225,7 @@ def print_summary(console, result) -> None:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
             "rerun with --retry-unscored to pay for them again")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
-    kinds = ", ".join(f"{v} {k}" for k, v in s.get("lm_reasks_by_kind", {}).items())
+    kinds = ", ".join(f"{k} {v}" for k, v in s.get("lm_reasks_by_kind", {}).items())
     reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
     say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
         f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
