@@ -55,7 +55,8 @@ def _bare_value(signature: Any, completion: str) -> dict:
     if len(outputs) != 1:
         return {}
     (name, field), = outputs.items()
-    return {name: completion} if _scalar(field.annotation) and completion.strip() else {}
+    bare = _scalar(field.annotation) and completion.strip() and isinstance(structured(completion), str)
+    return {name: completion} if bare else {}  # a JSON object with other keys is not a bare value
 
 
 class InvalidValue(AdapterParseError):
