@@ -247,7 +247,8 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
-              "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "systems": len(config.systems or []) or "scored",
+              "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "reasks": config.lm.reasks,
+              "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "processes": config.processes,
               "fan_out": config.fan_out,

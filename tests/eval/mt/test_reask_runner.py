@@ -65,6 +65,7 @@ def test_one_unusable_answer_costs_one_reask_not_the_item(tmp_path, api_key):
     with loopback_server(synthetic_judge, peer) as (api_base, state):
         bent = run_evaluation(_config(api_base, tmp_path / "bent", limit=9), OFF)
         hits = len(state.hits)
+        assert all(json.loads(body).get("n", 1) == 1 for body in state.bodies)  # one answer per request, always
     items = bent.summary["items"]
     assert clean.summary["unscored"] == 0 and bent.summary["unscored"] == 0
     assert peer.kinds == {kind: items // 3 for kind in KINDS}  # every kind, once per item in all
@@ -151,3 +152,16 @@ def test_retry_unscored_reaches_the_provider_again(tmp_path, api_key):
     total = lambda field: sum(v for k, v in usage.get(field, {}).items() if "/" not in k)  # noqa: E731
     assert total("cached") == 3  # the other three stage-1 agents' answers, kept from the first run
     assert total("calls") - total("cached") == len(asked)
+
+
+def test_mlflow_logs_the_reasks(tmp_path, api_key, mlflow_store):
+    from tribunal.eval.tracking.mlflow_run import mlflow_client
+
+    settings = TrackingSettings(uri=mlflow_store, experiment="reasks")
+    with loopback_server(synthetic_judge, FirstAnswerBad()) as (api_base, state):
+        result = run_evaluation(_config(api_base, tmp_path / "out", limit=3), settings)
+    run = mlflow_client(settings).get_run(result.run_id)
+    metrics = run.data.metrics
+    assert metrics["lm_reasks"] == 3 and metrics["lm_calls"] == len(state.hits)
+    assert {metrics[f"reasks.{kind}"] for kind in ("refusal", "truncated", "unparseable")} == {1.0}
+    assert run.data.params["reasks"] == "2"
