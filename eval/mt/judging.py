@@ -1,7 +1,8 @@
 """Judging items concurrently: bounded LM calls in flight, one program per thread, results into the journal.
 
-An LM failure after DSPy's retries, or an answer DSPy cannot parse into the signature's types,
-leaves the item *unscored* with its reason: it is never turned into a score. Retries with backoff
+An LM failure after DSPy's retries, or an answer that stays unusable after its re-asks
+(:mod:`tribunal.programs.answers.reask`), leaves the item *unscored* with its reason in one line: it
+is never turned into a score. Retries with backoff
 for rate limits, timeouts and server errors happen in DSPy's LM layer (``num_retries``).
 """
 
