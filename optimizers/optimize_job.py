@@ -48,6 +48,7 @@ class OptimizeRequest(BaseModel):
     seed: int = 0
     threads: int = Field(4, ge=1)
     cache: bool = Field(True, description="Reuse DSPy's response cache (answers from it cost nothing).")
+    reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer is asked again (--reasks).")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
     out: Path | None = None
 
@@ -120,6 +121,10 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env)
+    from tribunal.programs.answers.reask import set_reasks
+
+    set_reasks(lms.task, request.reasks)
+    set_reasks(lms.teacher, request.reasks)
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,

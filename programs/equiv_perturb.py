@@ -1,4 +1,9 @@
-"""LM perturbation generator: a candidate is kept only if the deterministic check passes."""
+"""LM perturbation generator: a candidate is kept only if the deterministic check passes.
+
+An answer that cannot be read, or whose chain cannot be built (fewer than three steps, a relation
+count that does not fit), is re-asked first (:func:`tribunal.programs.answers.ask`); ``attempts``
+counts fresh candidates for the deterministic check.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import json
 
 import dspy
 
-from tribunal.programs.answers import tolerant_answers
+from tribunal.programs.answers import ask, describe, tolerant_answers
 from tribunal.eval.equiv.checks import check_perturbation
 from tribunal.eval.equiv.hypothesis import Hypothesis, Step
 from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
@@ -33,16 +38,21 @@ class PerturbationGenerator(dspy.Module):
         problems: list[str] = []
         for attempt in range(self.attempts):
             config = {"temperature": self.temperature, **({"rollout_id": attempt} if attempt else {})}
+            built: list[Hypothesis] = []
+
+            def chain(out: dspy.Prediction) -> None:  # built here, so a malformed chain is re-asked
+                built.append(Hypothesis(id=f"{hypothesis.id}/{kind}/lm{attempt}", statement=out.statement,
+                                        explanation=out.explanation, relations=tuple(out.relations),
+                                        steps=tuple(Step(entity=s.entity, text=s.text) for s in out.steps)))
+
             try:
                 with tolerant_answers():
-                    out = self.rewrite(hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind],
-                                       config=config)
-                candidate = Hypothesis(id=f"{hypothesis.id}/{kind}/lm{attempt}", statement=out.statement,
-                                       explanation=out.explanation, relations=tuple(out.relations),
-                                       steps=tuple(Step(entity=s.entity, text=s.text) for s in out.steps))
-            except Exception as err:  # unparseable answer or malformed chain: rejected, with the reason
-                problems = [f"unusable answer: {type(err).__name__}: {str(err)[:200]}"]
+                    ask(self.rewrite, check=chain, role="perturbation generator", config=config,
+                        hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind])
+            except Exception as err:  # unusable after the re-asks, or failed: rejected, with the reason in one line
+                problems = [describe(err)[:300]]
                 continue
+            candidate = built[-1]
             problems = check_perturbation(kind, hypothesis, candidate, aliases)
             if not problems:
                 return dspy.Prediction(perturbed=candidate, problems=[], attempts=attempt + 1)

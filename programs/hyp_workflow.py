@@ -11,14 +11,16 @@ K = 0 delivers the proposals. Every challenge is recorded with the reply for the
 engagement judge; the workflow itself judges nothing. ``max_per_opening=1`` is the single-line
 workflow tribunal ran before lineages (one hypothesis per opening).
 
-``rollout`` gives each run its own samples and its own cache entries.
+``rollout`` gives each run its own samples and its own cache entries. Every call goes through the
+re-ask rule (:func:`tribunal.programs.answers.ask`): an answer that cannot be read, or whose
+hypotheses cannot be built (a chain too short), is re-asked with what was wrong with it.
 """
 
 from __future__ import annotations
 
 import dspy
 
-from tribunal.programs.answers import tolerant_answers
+from tribunal.programs.answers import UnusableAnswer, ask, tolerant_answers
 from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
@@ -57,8 +59,16 @@ class HypothesisWorkflow(dspy.Module):
         config = {"rollout_id": rollout} if rollout is not None else {}
         context = dict(research_question=research_question, observed_finding=observed_finding, evidence=evidence)
         cap = self.max_per_opening
-        proposed = self.proposer(**context, opening_hypothesis=opening_hypothesis, max_hypotheses=cap, config=config)
-        live = self._hypotheses(proposed.hypotheses, f"{lineage_id}/k0", opening, parent=None)
+        built: dict[str, list[Delivered]] = {}
+
+        def hypotheses_of(prefix: str, parent: str | None, first: int = 0):
+            def check(out: dspy.Prediction) -> None:  # built here, so a chain that cannot be built is re-asked
+                built[prefix] = self._hypotheses(out.hypotheses, prefix, opening, parent, first)
+            return check
+
+        ask(self.proposer, check=hypotheses_of(f"{lineage_id}/k0", None), role="proposer", config=config, **context,
+            opening_hypothesis=opening_hypothesis, max_hypotheses=cap)
+        live = built[f"{lineage_id}/k0"]
         truncated = max(0, len(live) - cap)
         live = live[:cap]
         challenges: list[Challenge] = []
@@ -67,11 +77,12 @@ class HypothesisWorkflow(dspy.Module):
             families: list[list[Delivered]] = []
             for node in live:
                 before = node.hypothesis.render()
-                critique = self.critic(**context, hypothesis=before, config=config)
-                revised = self.reviser(**context, hypothesis=before, demands=critique.demands, max_hypotheses=cap,
-                                       config=config)
-                kids = self._hypotheses(revised.hypotheses, f"{lineage_id}/k{round_}", opening,
-                                        parent=node.hypothesis.id, first=len(children))
+                critique = ask(self.critic, role="critic", config=config, **context, hypothesis=before)
+                prefix = f"{lineage_id}/k{round_}"
+                revised = ask(self.reviser, check=hypotheses_of(prefix, node.hypothesis.id, len(children)),
+                              role="reviser", config=config, **context, hypothesis=before,
+                              demands=critique.demands, max_hypotheses=cap)
+                kids = built[prefix]
                 responses = (list(revised.responses) + [None] * len(critique.demands))[:len(critique.demands)]
                 challenges.append(Challenge(opening=opening, round=round_, hypothesis_id=node.hypothesis.id,
                                             before=before, demands=list(critique.demands), responses=responses,
@@ -84,8 +95,15 @@ class HypothesisWorkflow(dspy.Module):
 
     @staticmethod
     def _hypotheses(items, prefix: str, opening: int, parent: str | None, first: int = 0) -> list[Delivered]:
+        """The answer's hypotheses as delivered ones; :class:`UnusableAnswer` saying why when one cannot be built."""
         if not items:
-            raise ValueError(f"{prefix}: the answer holds no hypothesis")
-        return [Delivered(opening=opening, parent=parent,
-                          hypothesis=chain_hypothesis(f"{prefix}.{first + i}", h.statement, h.explanation, h.causal_chain))
-                for i, h in enumerate(items)]
+            raise UnusableAnswer("the answer holds no hypothesis")
+        delivered = []
+        for i, h in enumerate(items):
+            steps = [step for step in h.causal_chain if step.strip()]
+            if len(steps) < 3:
+                raise UnusableAnswer(f"hypothesis {i + 1}'s chain had {len(steps)} step{'' if len(steps) == 1 else 's'}; "
+                                     "a chain needs an initiating event, at least one intermediate step and the finding")
+            delivered.append(Delivered(opening=opening, parent=parent, hypothesis=chain_hypothesis(
+                f"{prefix}.{first + i}", h.statement, h.explanation, h.causal_chain)))
+        return delivered

@@ -28,6 +28,9 @@ class LMSettings(BaseModel):
     cache: bool = Field(True, description="Reuse DSPy's response cache (keyed by model, endpoint and request); "
                                           "answers from it are counted apart and cost nothing.")
     engine: Literal["auto", "litellm", "lm15"] = "auto"
+    reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer (a refusal, an unreadable, invalid or "
+                                                    "truncated one) is asked again before its item is unscored "
+                                                    "(tribunal.programs.answers.reask).")
 
     def public(self) -> dict[str, Any]:
         """What may be logged: everything here (no secret is a field)."""
@@ -61,8 +64,10 @@ def build_lm(settings: LMSettings, engine: Any = None):
         num_retries=settings.num_retries,
         cache=settings.cache,
     )
+    from tribunal.programs.answers.reask import set_reasks
+
     if engine is not None:
-        return dspy.LM(settings.model, engine=engine, **kwargs)
+        return set_reasks(dspy.LM(settings.model, engine=engine, **kwargs), settings.reasks)
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     if settings.timeout:
@@ -72,7 +77,7 @@ def build_lm(settings: LMSettings, engine: Any = None):
         if not key:
             raise ValueError(f"environment variable {settings.api_key_env} (the API key) is not set")
         kwargs["api_key"] = key
-    return dspy.LM(settings.model, engine=settings.engine, **kwargs)
+    return set_reasks(dspy.LM(settings.model, engine=settings.engine, **kwargs), settings.reasks)
 
 
 class RoleLM(BaseModel):

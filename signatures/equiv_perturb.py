@@ -37,5 +37,5 @@ class PerturbHypothesis(dspy.Signature):
     instruction: str = dspy.InputField(desc="The one change to make.")
     statement: str = dspy.OutputField()
     explanation: str = dspy.OutputField()
-    steps: list[ChainStep] = dspy.OutputField(desc="The perturbed chain, in order.")
+    steps: list[ChainStep] = dspy.OutputField(desc="The perturbed chain, in order.", min_length=3)
     relations: list[str] = dspy.OutputField(desc="One relation per consecutive pair of steps.")

@@ -3,18 +3,27 @@
 Proposer and reviser return a typed list of hypotheses: normally one, and distinct
 alternatives (up to ``max_hypotheses``) only when the evidence cannot decide between
 mechanisms. Each alternative starts its own branch of the opening hypothesis' lineage.
+What a value must meet is part of its schema (a chain of at least three non-empty steps, at least
+one hypothesis, one to four demands), so a model answering in JSON mode sees it and the reader
+re-asks an answer that breaks it.
 """
 
 from __future__ import annotations
 
 import dspy
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
+
+
+ChainStepText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 
 
 class MechanisticHypothesis(BaseModel):
     statement: str = Field(description="The hypothesis in one sentence.")
     explanation: str = Field(description="The mechanism, step by step.")
-    causal_chain: list[str] = Field(description="Initiating event, intermediate steps, observed finding (>= 3 items).")
+    causal_chain: list[ChainStepText] = Field(
+        min_length=3, description="The initiating event, at least one intermediate step, and the observed finding.")
 
 
 class ProposeHypotheses(dspy.Signature):
@@ -30,7 +39,7 @@ class ProposeHypotheses(dspy.Signature):
     evidence: str = dspy.InputField(desc="Numbered passages supplied with the instance; cite them as [n].")
     opening_hypothesis: str = dspy.InputField()
     max_hypotheses: int = dspy.InputField()
-    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="1 to max_hypotheses hypotheses.")
+    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="1 to max_hypotheses hypotheses.", min_length=1)
 
 
 class CritiqueHypothesis(dspy.Signature):
@@ -43,7 +52,7 @@ class CritiqueHypothesis(dspy.Signature):
     observed_finding: str = dspy.InputField()
     evidence: str = dspy.InputField(desc="Numbered passages supplied with the instance.")
     hypothesis: str = dspy.InputField()
-    demands: list[str] = dspy.OutputField(desc="1 to 4 demands.")
+    demands: list[str] = dspy.OutputField(desc="1 to 4 demands.", min_length=1, max_length=4)
 
 
 class ReviseHypothesis(dspy.Signature):
@@ -60,4 +69,5 @@ class ReviseHypothesis(dspy.Signature):
     demands: list[str] = dspy.InputField()
     max_hypotheses: int = dspy.InputField()
     responses: list[str] = dspy.OutputField(desc="One response per demand, same order.")
-    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="The revised hypothesis (1 to max_hypotheses).")
+    hypotheses: list[MechanisticHypothesis] = dspy.OutputField(desc="The revised hypothesis (1 to max_hypotheses).",
+                                                               min_length=1)

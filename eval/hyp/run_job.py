@@ -87,6 +87,7 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
     import dspy
 
     from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
+    from tribunal.programs.answers import describe
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
@@ -104,7 +105,7 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
                                   evidence=instance.evidence_text(),
                                   rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
             except Exception as err:  # unparseable or failed LM answer: this opening is unscored
-                record.errors.append(f"opening {opening}: {type(err).__name__}: {str(err)[:300]}")
+                record.errors.append(f"opening {opening}: {describe(err)[:300]}")  # one line, in words
                 record.traces.append({**log.trace(), "slot": opening, "error": record.errors[-1]})
                 continue
             record.delivered.extend(out.delivered)

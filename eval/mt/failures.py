@@ -2,9 +2,11 @@
 
 *Retryable*: no usable answer was obtained (rate limit, timeout, server error, dropped
 connection, a key or quota problem fixed outside the configuration): a rerun of the same
-command judges the item again. *Permanent*: the LM answered and the answer is unusable even for
-the tolerant adapter, or the request itself is wrong for the model (e.g. too long): the same
-call would fail the same way, so only ``--retry-unscored`` pays for it again.
+command judges the item again. *Permanent*: the LM answered and the answer stayed unusable after its
+re-asks (:mod:`tribunal.programs.answers.reask`: a refusal, an unparseable, invalid or truncated
+answer), or the request itself is wrong for the model (e.g. too long): only ``--retry-unscored``
+pays for it again (unusable answers are never kept in the response cache, so it does reach the
+provider).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ def classify_failure(exc: BaseException) -> Failure | None:
     from dspy.utils import exceptions as dx
 
     from tribunal.eval.mt.batch.engine import BatchRequestFailed
-    from tribunal.programs.mqm.roles import UnusableAnswer
+    from tribunal.programs.answers.unusable import UnusableAnswer
 
+    if isinstance(exc, UnusableAnswer):  # refusal, unparseable, invalid or truncated, after the re-asks
+        return Failure(exc.label, False)
     table = [
         (BatchRequestFailed, "batch request failed", True),  # failed or expired in every batch it was sent in
         (dx.AdapterParseError, "unparseable answer", False),
@@ -40,6 +44,5 @@ def classify_failure(exc: BaseException) -> Failure | None:
                                   "name one with --api-key-env)", True),
         (dx.LMError, f"LM error ({type(exc).__name__})", False),
         (pydantic.ValidationError, "invalid answer", False),
-        (UnusableAnswer, "invalid answer", False),
     ]
     return next((Failure(label, retryable) for kind, label, retryable in table if isinstance(exc, kind)), None)

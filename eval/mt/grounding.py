@@ -5,7 +5,9 @@ case or Unicode form, a dropped accent or a slipped letter. :func:`ground` tries
 
 1. **exact**: the first occurrence of the span as written;
 2. **normalised**: both texts under NFKC, case folding, one form of quotes and dashes, and runs of
-   whitespace collapsed to one space; offsets are mapped back to the original text;
+   whitespace collapsed to one space; offsets are mapped back to the original text. A span the model
+   wrapped in quotes (``“GB/T”``, ``"GB/T"``, ``「GB/T」``) that is not found with them is looked for
+   without them;
 3. **fuzzy**: the best partial alignment of the normalised span in the normalised text (rapidfuzz's
    ``partial_ratio_alignment``, an Indel similarity in 0-100), accepted when the similarity is at
    least :data:`FUZZY_THRESHOLD` (90: about one slipped character in ten) and the span has at least
@@ -23,7 +25,7 @@ from typing import Literal
 Method = Literal["exact", "normalised", "fuzzy", "ungrounded"]
 FUZZY_THRESHOLD = 90.0
 FUZZY_MIN_LENGTH = 5
-_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»〝〞＂"} | {c: "'" for c in "‘’‚‛‹›`´＇"}
+_QUOTES = str.maketrans({c: '"' for c in "“”„‟«»〝〞＂「」『』"} | {c: "'" for c in "‘’‚‛‹›`´＇"}
                         | {c: "-" for c in "‐‑‒–—―−"})
 
 
@@ -55,6 +57,13 @@ def _normalise(text: str) -> tuple[str, list[int]]:
     return "".join(chars), origin
 
 
+def _unquoted(norm_span: str) -> str:
+    """A normalised span without the quotes around it (``"gb/t"`` -> ``gb/t``), however many pairs."""
+    while len(norm_span) >= 2 and norm_span[0] == norm_span[-1] and norm_span[0] in "\"'":
+        norm_span = norm_span[1:-1].strip()
+    return norm_span
+
+
 def _mapped(origin: list[int], start: int, end: int) -> tuple[int, int]:
     return origin[start], origin[end - 1] + 1
 
@@ -71,8 +80,13 @@ def ground(span: str, text: str) -> Grounding:
     if not norm_span:
         return Grounding(None, None, "ungrounded", 0.0)
     found = norm_text.find(norm_span)
+    if found < 0:  # a span the model wrapped in quotes ("“GB/T”") is the text inside them
+        norm_span = _unquoted(norm_span)
+        found = norm_text.find(norm_span) if norm_span else -1
     if found >= 0:
         return Grounding(*_mapped(origin, found, found + len(norm_span)), "normalised")
+    if not norm_span:
+        return Grounding(None, None, "ungrounded", 0.0)
     if len(norm_span) < FUZZY_MIN_LENGTH:
         return Grounding(None, None, "ungrounded", 0.0)
     from rapidfuzz import fuzz

@@ -247,7 +247,8 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
-              "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "systems": len(config.systems or []) or "scored",
+              "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "reasks": config.lm.reasks,
+              "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "processes": config.processes,
               "fan_out": config.fan_out,
@@ -264,6 +265,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"calls.{k}": float(v) for k, v in summary["lm_calls_by_role"].items()}
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
+    metrics |= {f"reasks.{k}": float(v) for k, v in summary.get("lm_reasks_by_kind", {}).items()}
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}

@@ -1,7 +1,8 @@
 """Judging items concurrently: bounded LM calls in flight, one program per thread, results into the journal.
 
-An LM failure after DSPy's retries, or an answer DSPy cannot parse into the signature's types,
-leaves the item *unscored* with its reason: it is never turned into a score. Retries with backoff
+An LM failure after DSPy's retries, or an answer that stays unusable after its re-asks
+(:mod:`tribunal.programs.answers.reask`), leaves the item *unscored* with its reason in one line: it
+is never turned into a score. Retries with backoff
 for rate limits, timeouts and server errors happen in DSPy's LM layer (``num_retries``).
 """
 
@@ -19,6 +20,7 @@ from tribunal.eval.mt.journal import ItemResult, Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
+from tribunal.programs.answers.unusable import one_line
 from tribunal.programs.mqm.scheduling import ADMISSION, CallSlots, Scheduler, Ticket, scheduled
 
 
@@ -56,7 +58,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
             failure = classify_failure(exc)
             if failure is None:
                 raise
-            detail = redact_text(" ".join(str(exc).split()))[:300]
+            detail = redact_text(one_line(exc))[:300]
             return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
                               retryable=failure.retryable, raw=raw_answer(exc),
                               usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())

@@ -17,6 +17,7 @@ import threading
 from collections import Counter
 from typing import Any, Iterator
 
+from tribunal.programs.answers.reask import current_reask
 from tribunal.programs.mqm.roles import current_call
 
 from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatches to it
@@ -24,7 +25,9 @@ from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatc
 
 class UsageMeter(BaseCallback):
     """Calls (answered by the provider, served by the response cache, failed) and tokens of one item,
-    by ``stage`` and ``stage/role``; tokens also by model (for the price).
+    by ``stage`` and ``stage/role``; tokens also by model (for the price). Re-asks of unusable answers
+    (:mod:`tribunal.programs.answers.reask`) are calls too, also counted apart: ``reasks`` by stage and
+    role, ``reask_kinds`` by the kind of answer re-asked about (refusal, unparseable, invalid, truncated).
 
     A call is *cached* when it ended without DSPy reporting provider usage for it: DSPy calls the
     usage tracker once for every answer that came from the provider and never for a cache hit.
@@ -37,6 +40,8 @@ class UsageMeter(BaseCallback):
         self.calls: Counter[str] = Counter()
         self.failed: Counter[str] = Counter()
         self.cached: Counter[str] = Counter()
+        self.reasks: Counter[str] = Counter()
+        self.reask_kinds: Counter[str] = Counter()
         self.prompt_tokens: Counter[str] = Counter()
         self.completion_tokens: Counter[str] = Counter()
         self.model_prompt_tokens: Counter[str] = Counter()
@@ -49,8 +54,12 @@ class UsageMeter(BaseCallback):
         return stage, f"{stage}/{role}"
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
+        reask = current_reask()
         with self._lock:
             self.calls.update(self._keys())
+            if reask is not None:
+                self.reasks.update(self._keys())
+                self.reask_kinds[reask] += 1
             self._open[threading.get_ident()] = call_id
 
     def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
@@ -79,6 +88,7 @@ class UsageMeter(BaseCallback):
     def summary(self) -> dict[str, dict[str, int]]:
         with self._lock:
             return {"calls": dict(self.calls), "failed": dict(self.failed), "cached": dict(self.cached),
+                    "reasks": dict(self.reasks), "reask_kinds": dict(self.reask_kinds),
                     "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens),
                     "model_prompt_tokens": dict(self.model_prompt_tokens),
                     "model_completion_tokens": dict(self.model_completion_tokens)}

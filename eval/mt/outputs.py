@@ -2,7 +2,8 @@
 
 ``metric-scores/LP/NAME-src.{seg,sys}.score`` (MTME: ``tribunal mt meta-eval`` reads them),
 ``errors.jsonl`` (one line per cell, spans with character offsets where found in the
-translation) and ``transcripts.jsonl`` (one line per judged item). Nothing written holds a
+translation) and ``transcripts.jsonl`` (one line per judged item; an unscored item's transcript is every
+call it made, from its journaled trace, with the unusable answer that ended it). Nothing written holds a
 credential: text passes through :func:`redact_text`. Every file is written atomically.
 
 The ``.sys.score`` file claims a score for each system over the whole test set, so it is written
@@ -51,6 +52,15 @@ def spans_of(located: list[dict]) -> list[PredictedSpan]:
     """The grounded spans in the translation (source errors are not translation spans)."""
     return [PredictedSpan(e["start"], e["end"]) for e in located
             if e.get("start") is not None and not e.get("is_source_error")]
+
+
+CALL_FIELDS = ("stage", "role", "subject", "signature", "reask", "outputs", "error", "raw_answer")
+
+
+def call_transcript(trace: dict) -> list[dict]:
+    """An unscored item's transcript: every predictor call it made (re-asks included), in order, with its
+    typed answer, or its one-line error and the unusable answer itself."""
+    return [{k: call[k] for k in CALL_FIELDS if call.get(k) is not None} for call in (trace or {}).get("calls", [])]
 
 
 def segment_scores(items: RunItems, results: dict[str, ItemResult], n_segments: int) -> dict[str, np.ndarray]:
@@ -114,8 +124,9 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
         result = results.get(key)
         if result is None:
             continue
+        transcript = result.transcript if result.status == "scored" else call_transcript(result.trace)
         record = {"key": key, "source": item.source, "translation": item.translation, "status": result.status,
-                  "reason": result.reason, "debates": result.debates, "transcript": result.transcript}
+                  "reason": result.reason, "debates": result.debates, "transcript": transcript}
         transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))
     return paths

@@ -46,11 +46,17 @@ def meta_evaluation(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarr
 
 
 def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, ItemResult]) -> dict[str, float]:
-    """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater)."""
+    """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater).
+
+    Beside the pooled counts (``predicted_spans``, ``gold_spans``: per cell and rater), what the judge
+    marked in the rated cells, counted once per cell: ``judge_spans`` = ``judge_spans_located`` (in the
+    translation, what P/R/F1 compare) + ``judge_spans_ungrounded`` + ``judge_spans_source``, over
+    ``rated_cells``; so a judge whose spans could not be located is never said to have marked none.
+    """
     from tribunal.eval.meta.span_f1 import span_scores
 
-    grounded: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
-    cells = []
+    located: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
+    cells, rated = [], {}
     for name in pair.rating_names:
         ratings = pair.ratings(name)
         for cell in items.cells:
@@ -58,15 +64,21 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
             gold = ratings.get(cell.system, [None] * pair.n_segments)[cell.segment]
             if result is None or result.status != "scored" or gold is None:
                 continue
-            if cell.key not in grounded:
+            if cell.key not in located:
                 item = items.items[cell.key]
-                grounded[cell.key] = spans_of(locate(result.errors, item.translation, item.source))
-            cells.append((grounded[cell.key], gold))
+                located[cell.key] = locate(result.errors, item.translation, item.source)
+            rated[(cell.system, cell.segment)] = located[cell.key]
+            cells.append((spans_of(located[cell.key]), gold))
     if not cells:
         return {}
     counts = span_scores(cells)
+    marked = [e for errors in rated.values() for e in errors]
+    source = sum(bool(e.get("is_source_error")) for e in marked)
+    ungrounded = sum(e["grounding"] == "ungrounded" and not e.get("is_source_error") for e in marked)
     return {k: float(v) for k, v in counts.as_dict().items()} | {
-        "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold)}
+        "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold),
+        "rated_cells": float(len(rated)), "judge_spans": float(len(marked)), "judge_spans_source": float(source),
+        "judge_spans_ungrounded": float(ungrounded), "judge_spans_located": float(len(marked) - source - ungrounded)}
 
 
 def grounding_counts(items: RunItems, results: dict[str, ItemResult]) -> dict[str, int]:
@@ -100,6 +112,8 @@ def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: f
         "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,
         "lm_calls_paid": sum(stages.values()) - cached - failed, "lm_calls_cached": cached, "lm_calls_failed": failed,
         "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},
+        "lm_reasks": sum(v for k, v in usage.get("reasks", {}).items() if "/" not in k),
+        "lm_reasks_by_kind": dict(sorted(usage.get("reask_kinds", {}).items())),
         "prompt_tokens": sum(v for k, v in usage.get("prompt_tokens", {}).items() if "/" not in k),
         "completion_tokens": sum(v for k, v in usage.get("completion_tokens", {}).items() if "/" not in k),
         "tokens_by_stage": {k: usage.get("prompt_tokens", {}).get(k, 0) + usage.get("completion_tokens", {}).get(k, 0)

@@ -4,7 +4,8 @@ A :class:`CallLog` is installed for one unit of work (an MT item, an equivalence
 slot) with :func:`recording`. Predictors and LMs that carry the :data:`RELAY` (:func:`attach_call_log`)
 report to it, so every predictor call becomes one record: stage and role
 (:func:`tribunal.programs.mqm.roles.current_call`), signature name, wall-clock start and end,
-inputs, typed outputs or the error, and its LM calls (model, count, failures, tokens).
+inputs, typed outputs or the error (in one line, with the unusable answer as ``raw_answer``), whether
+it re-asks an unusable answer (``reask``: its kind), and its LM calls (model, count, failures, tokens).
 
 The records are plain JSON (they travel in the run journal and across worker processes), and
 traces are built from them after the fact with their recorded timestamps, so nothing here depends
@@ -64,7 +65,9 @@ class CallLog:
     def start_predictor(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         stage, role = _call_stage()
         arguments = inputs.get("kwargs", inputs)
-        record = {"id": call_id, "stage": stage, "role": role, "subject": _subject(),
+        from tribunal.programs.answers.reask import current_reask
+
+        record = {"id": call_id, "stage": stage, "role": role, "subject": _subject(), "reask": current_reask(),
                   "signature": getattr(getattr(instance, "signature", None), "__name__", type(instance).__name__),
                   "start": time.time(), "end": None,
                   "inputs": jsonable({k: v for k, v in arguments.items() if k != "config"}),
@@ -80,7 +83,12 @@ class CallLog:
                 return
             record["end"] = time.time()
             if exception is not None:
-                record["error"] = f"{type(exception).__name__}: {' '.join(str(exception).split())}"[:1000]
+                from tribunal.programs.answers.unusable import one_line
+
+                record["error"] = f"{type(exception).__name__}: {one_line(exception)}"[:1000]
+                raw = getattr(exception, "lm_response", None)  # the unusable answer itself
+                if raw:
+                    record["raw_answer"] = jsonable(str(raw))
             else:
                 record["outputs"] = jsonable(outputs)
 

@@ -63,8 +63,12 @@ def pair_tree(label: str, pair: Any, judgment: Any, recorded: dict[str, Any] | N
     error = f"unscored: {judgment.reason}" if judgment.same is None else None
     calls = (recorded or {}).get("calls", [])
     if calls:
-        votes = [call_node(call, f"vote {i} ({judgment.votes[i - 1].order if i <= len(judgment.votes) else '?'})")
-                 for i, call in enumerate(calls, 1)]
+        votes, number = [], 0
+        for call in calls:  # a re-ask belongs to the vote before it
+            number += not call.get("reask")
+            order = judgment.votes[number - 1].order if 0 < number <= len(judgment.votes) else "?"
+            again = f", re-ask after {call['reask']}" if call.get("reask") else ""
+            votes.append(call_node(call, f"vote {number} ({order}{again})"))
         return SpanNode(f"equivalence: {label}", recorded["start"], recorded["end"], "AGENT", inputs, outputs,
                         {**attributes, "tribunal.lm_calls": judgment.calls}, error, votes)
     return SpanNode(f"equivalence: {label}", window[0], window[1], "CHAIN", inputs, outputs,

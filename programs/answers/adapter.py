@@ -5,15 +5,17 @@
 finds the output fields in either layout (:mod:`.fields`), coerces each value toward its type
 (:mod:`.coerce`) and validates it with pydantic. DSPy's fallback of re-asking in JSON is off: the
 same answer is read in the other layout instead, so a readable answer never costs a second call.
-An answer that stays unreadable raises DSPy's ``AdapterParseError`` (raw answer attached), and
-the runner records the item as *unscored* with that answer.
+An answer that stays unreadable raises DSPy's ``AdapterParseError`` (raw answer attached, the problem
+in one line); :func:`tribunal.programs.answers.reask.ask` re-asks it, and a re-ask's prompt ends with
+the unusable answer and that line (:class:`_FeedbackTurns`). A field's own constraints
+(``OutputField(ge=0, le=100)``) are validated with its type.
 """
 
 from __future__ import annotations
 
 import contextlib
 import enum
-from typing import Any, Iterator, Literal, get_origin
+from typing import Annotated, Any, Iterator, Literal, get_origin
 
 from dspy.adapters.chat_adapter import ChatAdapter
 from dspy.adapters.json_adapter import JSONAdapter
@@ -21,8 +23,11 @@ from dspy.adapters.utils import apply_output_field_defaults
 from dspy.utils.exceptions import AdapterParseError
 from pydantic import TypeAdapter, ValidationError
 
-from tribunal.programs.answers.coerce import coerce
+from tribunal.programs.answers.coerce import coerce, structured, without_format_hint
 from tribunal.programs.answers.fields import answer_fields
+from tribunal.programs.answers.provider_calls import last_seen
+from tribunal.programs.answers.reask import current_feedback, feedback_turns
+from tribunal.programs.answers.unusable import validation_problem
 
 AnswerFormat = Literal["chat", "json"]
 
@@ -36,55 +41,94 @@ def _first_line(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     lines = [line for line in value.splitlines() if line.strip()]
-    return lines[0] if lines else value
+    return without_format_hint(lines[0]) if lines else value
 
 
-def _first_problem(err: Exception) -> str:
-    """One line: where in the value, what is wrong, and the offending input."""
-    if isinstance(err, ValidationError) and err.errors():
-        first = err.errors()[0]
-        where = ".".join(map(str, first.get("loc", ()))) or "value"
-        return f"{where}: {first.get('msg')} (got {str(first.get('input'))[:80]!r})"
-    return str(err).split("\n")[0]
+def _constrained(field: Any) -> Any:
+    """The field's annotation with its own constraints (``OutputField(ge=0, le=100)``, ``min_length``)."""
+    return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+
+
+def _bare_value(signature: Any, completion: str) -> dict:
+    """A one-field answer written as the bare value ("True", "major"), without any header: that field."""
+    outputs = signature.output_fields
+    if len(outputs) != 1:
+        return {}
+    (name, field), = outputs.items()
+    bare = _scalar(field.annotation) and completion.strip() and isinstance(structured(completion), str)
+    return {name: completion} if bare else {}  # a JSON object with other keys is not a bare value
+
+
+class InvalidValue(AdapterParseError):
+    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
+
+
+class CutAnswer(AdapterParseError):
+    """The provider cut the answer at its token limit: it is never read, even where the part before the cut
+    would parse (a repaired JSON list would silently lose the errors after the cut)."""
+
+
+def _read(signature: Any, completion: str, prefer: AnswerFormat, adapter_name: str) -> dict:
+    seen = last_seen()  # the call being read, when the re-ask rule watches it
+    if seen is not None and seen.finish_reason == "length":
+        limit = f"max_tokens={seen.max_tokens}" if seen.max_tokens else "the server's limit"
+        raise CutAnswer(adapter_name=adapter_name, signature=signature, lm_response=completion,
+                        message=f"the answer was cut at the token limit ({limit})")
+    return parse_answer(signature, completion, prefer, adapter_name)
 
 
 def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat", adapter_name: str = "") -> dict:
     """The typed output fields of ``signature`` read from ``completion``; AdapterParseError if unusable."""
     outputs = signature.output_fields
-    raw = answer_fields(completion, list(outputs), prefer)
+    raw = answer_fields(completion, list(outputs), prefer) or _bare_value(signature, completion)
     values: dict[str, Any] = {}
     for name, value in raw.items():
         annotation = outputs[name].annotation
         if _scalar(annotation):
             value = _first_line(value)  # a closing remark after a one-word value is not part of it
         try:
-            values[name] = TypeAdapter(annotation).validate_python(coerce(value, annotation))
+            values[name] = TypeAdapter(_constrained(outputs[name])).validate_python(coerce(value, annotation))
         except (ValidationError, ValueError, TypeError) as err:
-            raise AdapterParseError(adapter_name=adapter_name, signature=signature, lm_response=completion,
-                                    message=f"field {name!r}: {_first_problem(err)}", parsed_result=values) from None
+            problem = validation_problem(err, annotation, (name,)) if isinstance(err, ValidationError) else (
+                f"{name}: {str(err).splitlines()[0]}")
+            raise InvalidValue(adapter_name=adapter_name, signature=signature, lm_response=completion,
+                               message=problem, parsed_result=values) from None
     values = apply_output_field_defaults(signature, values)
     if values.keys() != outputs.keys():
         missing = ", ".join(sorted(set(outputs) - set(values)))
+        found = structured(completion) if not raw else None
+        named = f" (its JSON object names {', '.join(map(str, list(found)[:5]))})" if isinstance(found, dict) else ""
         raise AdapterParseError(adapter_name=adapter_name, signature=signature, lm_response=completion,
-                                message=f"no value for {missing}", parsed_result=values)
+                                message=f"no value for {missing}{named}", parsed_result=values)
     return values
 
 
-class TolerantChatAdapter(ChatAdapter):
+class _FeedbackTurns:
+    """A re-ask (:mod:`.reask`) adds the unusable answer and what was wrong with it after DSPy's prompt."""
+
+    def format(self, signature: Any, demos: list, inputs: dict) -> list[dict[str, Any]]:
+        messages = super().format(signature, demos, inputs)
+        feedback = current_feedback()
+        if feedback is None:
+            return messages
+        return messages + feedback_turns(feedback, self.user_message_output_requirements(signature))
+
+
+class TolerantChatAdapter(_FeedbackTurns, ChatAdapter):
     """DSPy's chat format; answers read tolerantly, in one call."""
 
     def __init__(self, **kwargs: Any):
         super().__init__(use_json_adapter_fallback=False, **kwargs)
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
-        return parse_answer(signature, completion, "chat", type(self).__name__)
+        return _read(signature, completion, "chat", type(self).__name__)
 
 
-class TolerantJSONAdapter(JSONAdapter):
+class TolerantJSONAdapter(_FeedbackTurns, JSONAdapter):
     """DSPy's JSON format; answers read tolerantly, in one call."""
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
-        return parse_answer(signature, completion, "json", type(self).__name__)
+        return _read(signature, completion, "json", type(self).__name__)
 
 
 ADAPTERS = {"chat": TolerantChatAdapter, "json": TolerantJSONAdapter}

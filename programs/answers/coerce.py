@@ -16,7 +16,7 @@ import json
 import re
 import types
 import unicodedata
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Callable, Literal, Union, get_args, get_origin
 
 import json_repair
 from pydantic import BaseModel
@@ -29,6 +29,7 @@ _LABEL = re.compile(r"^[A-Za-z][\w ]{0,30}:\s*")
 _DECORATION = "*`'\"“”‘’«»"
 _HIERARCHY = re.compile(r"\s*(?:/|>|::|:|\|)\s*")
 _EMPTY = {"none", "no errors", "no error", "n/a", "na", "empty", "nothing", "[]", "no errors found", "nil", "null"}
+_HINT = "# note: the value you produce"  # DSPy's format hint (dspy.adapters.utils.translate_field_type)
 _NUMBER_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
 
 
@@ -104,16 +105,37 @@ def json_at(text: str) -> Any:
         return None if repaired in ("", None) else repaired
 
 
-def structured(value: Any) -> Any:
-    """A JSON value from text: the first complete object or array (a closing remark after it is ignored)."""
+def structured(value: Any, wanted: Callable[[Any], bool] | None = None) -> Any:
+    """A JSON value from text: the first complete object or array (a closing remark after it is ignored).
+
+    With ``wanted``, a value it refuses is passed over for the next one that it takes (``[AccuracyError]``
+    on a line before the error object, where objects are wanted); if none is taken, the first one.
+    """
     if not isinstance(value, str):
         return value
     text = value.strip()
-    starts = [i for i in (text.find("["), text.find("{")) if i >= 0]
-    if not starts:
-        return value
-    parsed = json_at(text[min(starts):])
-    return value if parsed is None else parsed
+    first = None
+    start = min((i for i in (text.find("["), text.find("{")) if i >= 0), default=-1)
+    while start >= 0:
+        parsed = json_at(text[start:])
+        if parsed is not None:
+            if wanted is None or wanted(parsed):
+                return parsed
+            first = parsed if first is None else first
+        start = min((i for i in (text.find("[", start + 1), text.find("{", start + 1)) if i >= 0), default=-1)
+    return value if first is None else first
+
+
+def holds_objects(value: Any) -> bool:
+    """An object, or a list of objects (or none): what a model, or a list of them, is read from."""
+    return isinstance(value, dict) or (isinstance(value, list) and all(isinstance(v, dict) for v in value))
+
+
+def without_format_hint(text: str) -> str:
+    """``"True  # note: the value you produce must be True or False"`` -> ``"True"``: DSPy's own format
+    hint echoed after a value is not part of it."""
+    cut = text.find(_HINT)
+    return text[:cut].rstrip() if cut > 0 else text
 
 
 def _field_names(model: type[BaseModel], data: dict) -> dict:
@@ -127,7 +149,7 @@ def _field_names(model: type[BaseModel], data: dict) -> dict:
 
 
 def _model(value: Any, model: type[BaseModel]) -> Any:
-    value = structured(value)
+    value = structured(value, holds_objects)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], dict):
         value = value[0]
     if not isinstance(value, dict):
@@ -161,11 +183,12 @@ def coerce(value: Any, annotation: Any) -> Any:
     if origin in (list, tuple, set) and get_args(annotation):
         if value is None or (isinstance(value, str) and normalise_label(value).rstrip("!") in _EMPTY):
             return []  # "None", "No errors found.", null: an empty list, said in words
-        value = structured(value)
+        element = get_args(annotation)[0]
+        value = structured(value, holds_objects if isinstance(element, type) and issubclass(element, BaseModel) else None)
         if isinstance(value, dict):  # one object where a list of them is asked for
             value = [value]
         if isinstance(value, list):
-            return [coerce(item, get_args(annotation)[0]) for item in value]
+            return [coerce(item, element) for item in value]
         return value
     if origin in (Union, types.UnionType):
         members = [a for a in get_args(annotation) if a is not type(None)]

@@ -13,6 +13,8 @@ import contextlib
 import contextvars
 from typing import Any, Mapping
 
+from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
+
 ROLE_GROUPS: dict[str, str] = {
     "accuracy": "assessor", "fluency": "assessor", "style": "assessor", "terminology": "assessor",
     "defender": "debater", "opposer": "debater",
@@ -24,10 +26,6 @@ ROLES: tuple[str, ...] = (
 )
 
 _CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))
-
-
-class UnusableAnswer(ValueError):
-    """An answer that parsed but cannot be scored (e.g. a negative error count): the item is unscored."""
 
 
 _SUBJECT: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_subject", default=None)
@@ -66,13 +64,14 @@ class RoleLMs:
         return self.roles.get(role) or self.roles.get(ROLE_GROUPS.get(role, "")) or self.default
 
 
-def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs: Any) -> Any:
+def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None, **inputs: Any) -> Any:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
     Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
-    The answer is read by the tolerant adapter (:mod:`tribunal.programs.answers`).
+    The answer is read by the tolerant adapter and an unusable one is re-asked
+    (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
     """
-    from tribunal.programs.answers import tolerant_answers
+    from tribunal.programs.answers import ask, tolerant_answers
     from tribunal.programs.mqm.scheduling import call_slot
 
     token = _CALL.set((stage, role))
@@ -81,6 +80,6 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs:
 
         lm = lms.for_role(role) if lms else None
         with call_slot(), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
-            return predictor(**inputs)
+            return ask(predictor, check=check, role=role, **inputs)
     finally:
         _CALL.reset(token)

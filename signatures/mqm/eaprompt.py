@@ -16,5 +16,5 @@ class ErrorAnalysis(dspy.Signature):
     source: str = dspy.InputField()
     translation: str = dspy.InputField()
     analysis: str = dspy.OutputField()
-    major_errors: int = dspy.OutputField()
-    minor_errors: int = dspy.OutputField()
+    major_errors: int = dspy.OutputField(ge=0)
+    minor_errors: int = dspy.OutputField(ge=0)

@@ -38,7 +38,8 @@ def test_agreeing_votes_stop_after_two_calls(scripted, pair):
 
 
 def test_order_flip_needs_third_call_and_majority_decides(scripted, pair):
-    lm, engine = scripted.scripted_lm(_order_sensitive(scripted, pair[0], {True: "same", False: "different"}))
+    lm, engine = scripted.scripted_lm(_order_sensitive(scripted, pair[0], {True: "same", False: "different"}),
+                                      temperature=0.7)
     [judgment] = LLMJudgeRule(lm, "none", threads=1).judge_pairs([pair])
     assert [v.order for v in judgment.votes] == ["ab", "ba", "ab"]
     assert [v.same for v in judgment.votes] == [True, False, True]
@@ -46,6 +47,16 @@ def test_order_flip_needs_third_call_and_majority_decides(scripted, pair):
     assert judgment.order_flip is True
     assert judgment.score == pytest.approx(2 / 3)
     assert len(engine.calls) == 3
+
+
+def test_at_temperature_0_an_order_flip_counts_the_first_answer_twice_instead_of_asking_it_again(scripted, pair):
+    lm, engine = scripted.scripted_lm(_order_sensitive(scripted, pair[0], {True: "same", False: "different"}))
+    [judgment] = LLMJudgeRule(lm, "none", threads=1).judge_pairs([pair])
+    assert [v.order for v in judgment.votes] == ["ab", "ba", "ab"]
+    assert [v.same for v in judgment.votes] == [True, False, True]
+    assert judgment.votes[2].detail == {"counted_twice": True} and not judgment.votes[0].detail
+    assert judgment.same is True and judgment.calls == 2 and judgment.calls_saved == 1
+    assert len(engine.calls) == 2  # no identical request sent twice
 
 
 def test_component_rubric_keeps_typed_components(scripted, pair):
@@ -58,11 +69,12 @@ def test_component_rubric_keeps_typed_components(scripted, pair):
 
 
 def test_unparseable_answers_make_the_pair_unscored_not_different(scripted, pair):
-    lm, _ = scripted.scripted_lm(lambda s, u: "I think they are kind of similar?")
+    lm, engine = scripted.scripted_lm(lambda s, u: "I think they are kind of similar?")
     [judgment] = LLMJudgeRule(lm, "full", threads=1).judge_pairs([pair])
     assert judgment.same is None
-    assert judgment.calls == 3
-    assert all(v.same is None and v.error for v in judgment.votes)
+    assert judgment.calls == len(engine.calls) == 6  # two votes, each asked three times (the third counts vote 1)
+    assert all(v.same is None and v.error.startswith("refusal: ") for v in judgment.votes)
+    assert all("\n" not in v.error for v in judgment.votes)
     assert judgment.reason
 
 

@@ -64,4 +64,6 @@ def test_kept_pairs_round_trip_through_the_suite_loader(scripted, small_suite, t
 def test_garbage_answer_is_rejected_with_reason(scripted, small_suite):
     lm, _ = scripted.scripted_lm(lambda s, u: "no idea")
     result = generate_pairs(small_suite, lm, kinds=["middle-step-swapped"], attempts=1)
-    assert not result.kept and "unusable answer" in result.rejected[0]["problems"][0]
+    problem = result.rejected[0]["problems"][0]
+    assert not result.kept and problem.startswith("refusal: it gave none of the fields asked for")
+    assert "perturbation generator, asked 3 times" in problem and "\n" not in problem

@@ -56,7 +56,9 @@ def test_a_label_outside_the_four_is_unscored(scripted):
 
 def test_a_wrong_number_of_labels_is_unscored(scripted):
     out, _ = _judge(scripted, {"demand_labels": ["answered", "conceded"]})
-    assert out.demand_labels == [None] * 4 and out.error == "2 labels for 4 demands"
+    assert out.demand_labels == [None] * 4
+    assert out.error == ("invalid answer: it gave 2 labels for 4 demands; one label per demand is needed "
+                         "(engagement judge, asked 3 times)")
 
 
 def test_prose_without_labels_is_unscored_not_a_default(scripted):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dspy
 import pytest
-from dspy.utils.exceptions import AdapterParseError
+from tribunal.programs.answers import RefusedAnswer, UnusableAnswer
 
 from tests.support.mqm_fakes import ScriptedEngine
 from tribunal.eval.mt.items import JudgeItem
@@ -132,17 +132,18 @@ def test_capitalised_severity_and_a_decorated_verdict_parse_with_the_tolerant_ad
 
 def test_an_unreadable_verdict_makes_the_item_unscored_not_a_kept_or_dropped_error():
     responder = script([MAJOR], verdicts={"sass": "[[ ## better ## ]]\nboth are fine\n\n[[ ## completed ## ]]"})
-    with pytest.raises(AdapterParseError):
+    with pytest.raises(UnusableAnswer, match=r"better: .*\(verifier, asked 3 times\)"):  # 'both are fine' is no A/B
         judge(responder)
     lm = dspy.LM("scripted/judge", engine=ScriptedEngine(responder), cache=False, num_retries=0)
     item = JudgeItem(key="k", source=SOURCE, translation=TRANSLATION)
     result = judge_item(MQMAPEJudge(lms=RoleLMs(lm)), item, {"source_lang": "English", "target_lang": "German"})
-    assert result.status == "unscored" and result.reason.startswith("unparseable answer") and result.score is None
+    assert result.status == "unscored" and result.reason.startswith("invalid answer: better:") and result.score is None
+    assert "\n" not in result.reason
 
 
 def test_an_unreadable_evaluation_stops_before_any_post_edit():
     engine = ScriptedEngine(script("The translation has a couple of issues."))
     lm = dspy.LM("scripted/judge", engine=engine, cache=False, num_retries=0)
-    with pytest.raises(AdapterParseError):
+    with pytest.raises(RefusedAnswer):  # prose with none of the fields: a refusal, asked three times
         MQMAPEJudge(lms=RoleLMs(lm))(source=SOURCE, translation=TRANSLATION)
-    assert set(engine.names()) == {"GembaMQM"}
+    assert engine.names() == ["GembaMQM"] * 3

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dspy
 import pytest
-from dspy.utils.exceptions import AdapterParseError
 
 from tests.support.mqm_fakes import ScriptedEngine
 from tribunal.eval.mt.items import JudgeItem
@@ -93,21 +92,21 @@ def test_capitalised_severity_and_labelled_score_parse_with_the_tolerant_adapter
 
 @pytest.mark.parametrize("score", [130, -5, "[[ ## score ## ]]\nNaN\n\n[[ ## completed ## ]]"])
 def test_a_score_outside_0_to_100_is_unusable_never_clipped(score):
-    with pytest.raises(UnusableAnswer, match="outside 0-100"):
+    with pytest.raises(UnusableAnswer, match="score: Input should be (less|greater) than or equal to (100|0)"):
         judge(script([], score))
 
 
 def test_an_unreadable_span_answer_stops_before_the_score_step():
     engine = ScriptedEngine(script("I think the translation is mostly fine?", 90))
     lm = dspy.LM("scripted/judge", engine=engine, cache=False, num_retries=0)
-    with pytest.raises(AdapterParseError):
+    with pytest.raises(UnusableAnswer):
         GembaESAJudge(lms=RoleLMs(lm))(source=SOURCE, translation=TRANSLATION)
-    assert "ESAScore" not in engine.names()
+    assert engine.names() == ["ESASpans"] * 3  # asked, then re-asked twice; never scored
 
 
 @pytest.mark.parametrize("responder, reason", [
-    (script([MAJOR], 250), "invalid answer: ESA score 250"),
-    (script("no idea", 50), "unparseable answer"),
+    (script([MAJOR], 250), "invalid answer: score: Input should be less than or equal to 100 (got 250.0)"),
+    (script("no idea", 50), "refusal: it gave none of the fields asked for"),
 ])
 def test_the_runner_records_unusable_answers_as_unscored_items(responder, reason):
     lm = dspy.LM("scripted/judge", engine=ScriptedEngine(responder), cache=False, num_retries=0)

@@ -154,5 +154,5 @@ def test_eaprompt_scores_counts_and_rejects_negative_counts():
     out, calls = run(None, lambda name, _: {"analysis": "two errors", "major_errors": 1, "minor_errors": 2},
                      EAPromptJudge())
     assert calls == ["ErrorAnalysis"] and out.score == -7
-    with pytest.raises(UnusableAnswer, match="negative"):
+    with pytest.raises(UnusableAnswer, match="major_errors: Input should be greater than or equal to 0"):
         run(None, lambda name, _: {"analysis": "?", "major_errors": -1, "minor_errors": 0}, EAPromptJudge())

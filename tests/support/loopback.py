@@ -2,7 +2,11 @@
 
 ``http.server`` on 127.0.0.1 (port 0), one thread per connection, answering from a responder
 (:mod:`mqm_fakes`, written by an optional ``render`` hook), with injectable faults: ``429``, ``500``, ``timeout`` (sleeps past the client's
-timeout), ``garbage`` (a 200 answer no adapter can parse). Every hit is counted, and so is the peak
+timeout), ``garbage`` (a 200 answer no adapter can parse), and the unusable answers real models give
+now and then (:data:`UNUSABLE`): ``refusal`` ("I'm sorry, I can't help with that."), ``wrong-keys``
+(a JSON object naming none of the fields), ``truncated`` (the first half of the answer, with
+``finish_reason: "length"``). A fault comes from ``fault(hit number, signature name, inputs)`` or
+from ``bad_answer(request body)``. Every hit is counted, and so is the peak
 of requests being answered at once (``state.peak``). ``jitter`` spreads each response time uniformly
 over ``latency +- jitter`` (seeded, so a run is repeatable); the default 0 keeps it fixed.
 """
@@ -18,17 +22,23 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterator
 
-from tests.support.mqm_fakes import Renderer, Responder, answer
+from tests.support.mqm_fakes import Renderer, Responder, answer, task_message
 
 Fault = Callable[[int, str, dict[str, Any]], "str | None"]
+BadAnswer = Callable[[dict[str, Any]], "str | None"]
+"""``body -> None`` (answer normally) or one of :data:`UNUSABLE`."""
+UNUSABLE = ("refusal", "wrong-keys", "truncated")
+REFUSAL = "I'm sorry, I can't help with that."
 RawResponder = Callable[[dict[str, Any]], "tuple[str, str]"]
 """``body -> (name, answer text)``: answers any request (not only the MQM signatures)."""
 
 
 class LoopbackState:
     def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float,
-                 render: Renderer | None = None, respond_raw: RawResponder | None = None, jitter: float = 0.0):
+                 render: Renderer | None = None, respond_raw: RawResponder | None = None, jitter: float = 0.0,
+                 bad_answer: BadAnswer | None = None):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
+        self.bad_answer = bad_answer
         self.render, self.respond_raw = render, respond_raw
         self.jitter = jitter
         self.random = random.Random(0)
@@ -87,7 +97,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
             body = json.loads(raw or b"{}")
             messages = body.get("messages", [])
             system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))
-            user = [m["content"] for m in messages if m["role"] == "user"][-1]
+            user = task_message([m["content"] for m in messages if m["role"] == "user"])
             if state.respond_raw is not None:
                 (name, text), inputs = state.respond_raw(body), {}
             else:
@@ -95,6 +105,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
             with state.lock:
                 number = len(state.hits)
                 fault = state.fault(number, name, inputs) if state.fault else None
+                fault = fault or (state.bad_answer(body) if state.bad_answer else None)
                 state.hits.append((name, fault, inputs))
                 state.bodies.append(raw)
                 state.system_prompts.append(system)
@@ -112,9 +123,12 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 return self._send(500, {"error": {"message": "too late"}})
             if fault == "garbage":
                 text = "I think this translation is fine, mostly?"
+            text = {"refusal": REFUSAL, "wrong-keys": json.dumps({"result": text[:200], "confidence": 0.9}),
+                    "truncated": text[:len(text) // 2]}.get(fault, text)
             self._send(200, {
                 "id": f"cmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                             "finish_reason": "length" if fault == "truncated" else "stop"}],
                 "usage": {"prompt_tokens": len(system + user) // 4, "completion_tokens": len(text) // 4,
                           "total_tokens": (len(system + user) + len(text)) // 4},
             })
@@ -125,13 +139,13 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
 @contextlib.contextmanager
 def loopback_server(responder: Responder | None = None, fault: Fault | None = None, latency: float = 0.0,
                     hang: float = 2.0, render: Renderer | None = None, respond_raw: RawResponder | None = None,
-                    jitter: float = 0.0) -> Iterator[tuple[str, LoopbackState]]:
+                    jitter: float = 0.0, bad_answer: BadAnswer | None = None) -> Iterator[tuple[str, LoopbackState]]:
     """``(api_base, state)`` of a running server; shut down on exit.
 
     ``render`` writes the answers (e.g. :func:`tests.support.deviations.deviating_renderer`);
     ``respond_raw`` answers whole request bodies instead of the MQM ``responder``.
     """
-    state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter)
+    state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter, bad_answer)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)

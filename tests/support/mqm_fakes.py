@@ -61,6 +61,13 @@ def identify(system_text: str) -> str:
     return found[0]
 
 
+def task_message(user_messages: list[str]) -> str:
+    """The last user message that states the task: a re-ask's feedback (tribunal's own turn) is not one."""
+    from tribunal.programs.answers.reask import FEEDBACK_OPENING
+
+    return [text for text in user_messages if not text.startswith(FEEDBACK_OPENING)][-1]
+
+
 def parse_fields(text: str) -> dict[str, Any]:
     """``[[ ## name ## ]]`` sections of a message, JSON-decoded where possible."""
     parts = _SECTION.split(text)
@@ -112,7 +119,7 @@ class ScriptedEngine:
         from dspy.lm15 import Message, Response, TextPart, Usage
 
         system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system or [])
-        user = [m for m in request.messages if m.role == "user"][-1].text or ""
+        user = task_message([m.text or "" for m in request.messages if m.role == "user"])
         name, text, inputs = answer(system, user, self.responder)
         with self._lock:
             self.calls.append((name, inputs))

@@ -31,7 +31,9 @@ class ScriptedEngine:
 
     def complete(self, request):
         system = request.system if isinstance(request.system, str) else "".join(p.text for p in request.system or ())
-        user = request.messages[-1].text or ""
+        from tests.support.mqm_fakes import task_message
+
+        user = task_message([m.text or "" for m in request.messages if m.role == "user"])
         with self._lock:
             self.calls.append((system, user))
         answer = self.respond(system, user)

@@ -39,6 +39,10 @@ def test_span_scores_print_n_a_with_the_reason_when_nothing_was_predicted():
         "n/a (the judge marked no error span in the rated cells)"
     assert number(values["char_recall"], reasons["char_recall"]) == "0.0000"  # defined: nothing of 4 chars found
     assert number(values["span_f1"], reasons["span_f1"]).startswith("n/a (the judge marked no error span")
+    # spans the judge did mark but that could not be located are not "no error span"
+    located_none = values | {"judge_spans": 3.0, "judge_spans_ungrounded": 3.0, "judge_spans_located": 0.0}
+    assert span_reasons(located_none)["char_precision"] == \
+        "none of the judge's spans in the rated cells was located in the translation (3 ungrounded)"
 
 
 def wide_frame(columns: int) -> pd.DataFrame:

@@ -25,12 +25,14 @@ from tests.support.mqm_fakes import synthetic_judge
 
 EVALUATE_LINES = [  # everything `mt evaluate` may print on stdout
     r"items: \d+ unique of \d+ cells \(\d+ duplicates\); scored \d+, unscored \d+, resumed from journal \d+",
-    r"LM calls: \d+ \(.*\): \d+ answered by the provider, \d+ from the response cache, \d+ failed",
+    r"LM calls: \d+ \(.*\): \d+ answered by the provider, \d+ from the response cache, \d+ failed; "
+    r"of which \d+ re-asks( \(.+\))?",
     r"tokens \(provider usage\): \d+ in, \d+ out; spend: .+",
-    r"error spans grounded: .+",
+    r"error spans of the \d+ scored items, grounded: .+",
     r"against the human MQM scores \(\d+ rated cells of \d+ systems\):",
     r"  (sys_pearson|sys_acc|seg_pearson|seg_acc_t): (-?\d\.\d{4}|n/a \(.+\))",
-    r"error spans against the raters' \(\d+ rated cells; \d+ spans marked by the judge, \d+ by the raters\):",
+    r"error spans against the raters' \(\d+ rated cells; the judge marked \d+ error spans in them: \d+ located in "
+    r"the translation, \d+ ungrounded, \d+ in the source; pooled over raters: \d+ judge spans, \d+ rater spans\):",
     r"  span (char|span)_(precision|recall|f1): (\d\.\d{4}|n/a \(.+\))",
     r"outputs: \S+, \S+errors.jsonl, \S+transcripts.jsonl",
     r"system scores: not written \(.+\): the segment scores cover part of the test set only",

@@ -11,7 +11,7 @@ from tribunal.cli.common import NoTrack, TrackingUri, data_root, tracking_settin
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP
+from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
 
 EPILOG = examples(
     "tribunal demo",
@@ -32,6 +32,7 @@ def demo(
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", envvar="TRIBUNAL_API_KEY_ENV",
                                               help=API_KEY_ENV_HELP),
     cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
+    reasks: Optional[int] = ReasksOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = typer.Option("tribunal-demo", "--experiment", help="MLflow experiment name."),
@@ -53,7 +54,7 @@ def demo(
     from tribunal.cli.lm_options import build_cli_lm
     from tribunal.cli.tables import print_meta_table
 
-    build_cli_lm(lm, api_base, 0.0, api_key_env, cache)  # a bad option fails before any step runs
+    build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks)  # a bad option fails before any step runs
     writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, experiment)
@@ -70,7 +71,7 @@ def demo(
         line(console, f"table: {out / 'wmt23_meta_eval.tsv'}")
     equiv_audit_step(console, settings, out / "equiv-audit")
     if have_wmt23:
-        _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache)
+        _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache, reasks)
     if settings.enabled:
         from tribunal.eval.tracking.prompts import register_all_signatures
         from tribunal.eval.tracking.store_summary import store_summary, summary_line
@@ -105,7 +106,7 @@ def equiv_audit_step(console, settings, out: Path) -> None:
 
 
 def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], api_base: Optional[str],
-               api_key_env: Optional[str], cache: bool) -> None:
+               api_key_env: Optional[str], cache: bool, reasks: Optional[int] = None) -> None:
     """M-MAD on a handful of WMT23 zh-en items when an LM is configured."""
     if not model:
         console.print("\n[dim]Set TRIBUNAL_LM (and TRIBUNAL_API_BASE, TRIBUNAL_API_KEY_ENV) or pass --lm to also "
@@ -116,7 +117,8 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
     from tribunal.programs.lm import LMSettings
 
     console.rule(f"3. M-MAD on 5 WMT23 zh-en items with {model}")
-    lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache)
+    lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache,
+                    **({"reasks": reasks} if reasks is not None else {}))
     demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
     config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=5, rated_only=True, demos=demos,
                             demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=4)

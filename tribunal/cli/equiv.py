@@ -13,7 +13,7 @@ from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.numbers import count, number, seconds
-from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, build_cli_lm
+from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, ReasksOption, build_cli_lm
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
 
@@ -44,6 +44,15 @@ def load_pairs_or_suite(suite: Optional[Path], pairs: Optional[Path]):
     from tribunal.eval.equiv.pairs import load_pairs
 
     return load_pairs(pairs)  # a DataFormatError names the file and line
+
+
+def first_pairs(loaded, limit: Optional[int]):
+    """``--limit N``: the first N pairs, as a slice of its own (its hash names the cut, so signatures differ)."""
+    if limit is None or limit >= len(loaded.pairs):
+        return loaded
+    from tribunal.eval.tracking.signature import text_hash
+
+    return loaded.model_copy(update={"pairs": loaded.pairs[:limit], "hash": text_hash(f"{loaded.hash}|first {limit}")})
 
 
 def parse_embedding_threshold(text: str) -> float | str:
@@ -128,6 +137,8 @@ def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
     return rules
 
 
+TEMPERATURE_0_VOTES = ("--temperature 0: the LLM judge's third vote is no repeated request (it would get the same "
+                       "answer); when the two presentation orders disagree, the (A, B) answer counts twice")
 RULES_HELP = "Comma-separated rules: tfidf, embedding, chain, llm, cascade (chain screen + LLM judge)."
 
 
@@ -151,6 +162,7 @@ def audit(
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
+    reasks: Optional[int] = ReasksOption,
     temperature: float = typer.Option(0.0, "--temperature", help="LLM judge sampling temperature."),
     tfidf_threshold: float = typer.Option(defaults.TFIDF_THRESHOLD, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
     embedding_threshold: str = typer.Option(
@@ -169,6 +181,8 @@ def audit(
         defaults.CASCADE_LOW, "--cascade-low", help="Cascade: chain score below which a pair is 'different' without the LLM."),
     cascade_high: float = typer.Option(
         defaults.CASCADE_HIGH, "--cascade-high", help="Cascade: chain score at or above which a pair is 'same' without the LLM."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Audit only the first N pairs of the suite "
+                                        "or pairs file."),
     repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency); "
                                 "with more than one, the LLM judge's answers never come from the response cache."),
     threads: int = typer.Option(4, "--threads", min=1, help="Concurrent LLM calls."),
@@ -201,9 +215,9 @@ def audit(
         raise UserError("--embedding-target-rate: only used with --embedding-threshold auto")
     if out is not None:
         writable_folder(out, "--out")
-    loaded = load_pairs_or_suite(suite, pairs)
+    loaded = first_pairs(load_pairs_or_suite(suite, pairs), limit)
     # Repeats meant to be independent must be fresh calls: a cached answer would make them agree by construction.
-    options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1)
+    options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1, reasks=reasks)
     if program is not None:
         from tribunal.optimizers.program_source import resolve_program
 
@@ -216,8 +230,10 @@ def audit(
     rule_objs = build_rules(rules, rubric or "full", options)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
-    notice = independent_repeats_notice(repeats, temperature, "--repeats") if options["lm"] is not None else None
-    if notice:
+    notices = [independent_repeats_notice(repeats, temperature, "--repeats")] if options["lm"] is not None else []
+    if options["lm"] is not None and temperature == 0 and any(r.name in ("llm", "cascade") for r in rule_objs):
+        notices.append(TEMPERATURE_0_VOTES)
+    for notice in filter(None, notices):
         from rich.markup import escape
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
@@ -326,6 +342,7 @@ def generate(
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
+    reasks: Optional[int] = ReasksOption,
     suite: Optional[Path] = SuiteOption,
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
@@ -346,7 +363,7 @@ def generate(
     from tribunal.eval.tracking.generate_run import run_generation
 
     writable_file(out, "--out")
-    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache)
+    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     loaded = load_suite_or_fail(suite)
     with progress_bars() as report:

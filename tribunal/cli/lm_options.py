@@ -3,7 +3,7 @@
 ``--lm MODEL`` (a LiteLLM/DSPy name), ``--api-base URL``, ``--api-key-env VAR`` (the variable
 holding the key; the key itself never appears on a command line) and ``--cache/--no-cache``
 (DSPy's response cache: on by default, keyed by model, endpoint and request; answers it serves
-are counted apart and cost nothing).
+are counted apart and cost nothing) and ``--reasks N`` (unusable answers asked again, default 2).
 """
 
 from __future__ import annotations
@@ -26,10 +26,13 @@ LmOption = typer.Option(None, "--lm", help=LM_HELP)
 ApiBaseOption = typer.Option(None, "--api-base", help=API_BASE_HELP)
 ApiKeyEnvOption = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP)
 CacheOption = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP)
+REASKS_HELP = ("Times an unusable answer (a refusal, an unreadable, invalid or cut answer) is asked again, with "
+               "what was wrong with it, before its item is unscored (default: 2).")
+ReasksOption = typer.Option(None, "--reasks", min=0, max=10, metavar="N", help=REASKS_HELP)
 
 
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
-                 cache: bool = True) -> Any:
+                 cache: bool = True, reasks: Optional[int] = None) -> Any:
     """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
     if not math.isfinite(temperature) or temperature < 0:
         raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
@@ -41,7 +44,7 @@ def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float,
 
     try:
         return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
-                                   cache=cache))
+                                   cache=cache, **({"reasks": reasks} if reasks is not None else {})))
     except ValueError as err:
         raise UserError(str(err)) from err
 

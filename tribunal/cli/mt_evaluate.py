@@ -12,7 +12,7 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP
+from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.errors import EXIT_UNSCORED
 
@@ -45,6 +45,7 @@ def evaluate(
     batch_poll: Optional[float] = typer.Option(None, "--batch-poll", help="With --batch: first wait between status checks, in seconds (default: 30)."),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP),
     cache: Optional[bool] = typer.Option(None, "--cache/--no-cache", help=CACHE_HELP + " Default: on."),
+    reasks: Optional[int] = ReasksOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -85,7 +86,7 @@ def evaluate(
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
-                    "cache": cache},
+                    "cache": cache, "reasks": reasks},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
              "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
@@ -195,8 +196,14 @@ def meta_reasons(meta: dict) -> dict[str, str]:
 
 
 def span_reasons(spans: dict) -> dict[str, str]:
-    """Why a span precision / recall / F1 is undefined."""
+    """Why a span precision / recall / F1 is undefined (in the same counts the summary prints)."""
+    ungrounded, source = count(spans.get("judge_spans_ungrounded") or 0), count(spans.get("judge_spans_source") or 0)
     precision = "the judge marked no error span in the rated cells"
+    if spans.get("judge_spans_ungrounded"):
+        precision = f"none of the judge's spans in the rated cells was located in the translation ({ungrounded} ungrounded"
+        precision += f", {source} in the source)" if spans.get("judge_spans_source") else ")"
+    elif spans.get("judge_spans_source"):
+        precision = f"the judge marked only source-side errors in the rated cells ({source})"
     recall = "the human raters marked no error span in the covered cells"
     f1 = precision if not spans.get("predicted_spans") else recall
     return {f"{level}_{name}": reason for level in ("char", "span")
@@ -218,12 +225,14 @@ def print_summary(console, result) -> None:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
             "rerun with --retry-unscored to pay for them again")
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
+    kinds = ", ".join(f"{k} {v}" for k, v in s.get("lm_reasks_by_kind", {}).items())
+    reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
     say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
-        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed")
+        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
     if any(spans.values()):
-        say("error spans grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
+        say(f"error spans of the {s['scored']} scored items, grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
     if result.meta:
         reasons = meta_reasons(result.meta)
         say(f"against the human MQM scores ({count(result.meta.get('covered_cells'))} rated cells of "
@@ -233,9 +242,14 @@ def print_summary(console, result) -> None:
                 say(f"  {key}: {number(result.meta[key], reasons[key])}")
     if result.spans:
         reasons = span_reasons(result.spans)
-        say(f"error spans against the raters' ({count(result.spans.get('cells'))} rated cells; "
-            f"{count(result.spans.get('predicted_spans'))} spans marked by the judge, "
-            f"{count(result.spans.get('gold_spans'))} by the raters):")
+        sp = result.spans
+        marked = (f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: "
+                  f"{count(sp.get('judge_spans_located', 0))} located in the translation, "
+                  f"{count(sp.get('judge_spans_ungrounded', 0))} ungrounded, {count(sp.get('judge_spans_source', 0))} "
+                  "in the source")
+        say(f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
+            f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
+            "rater spans):")
         for key in SPAN_KEYS:
             if key in result.spans:
                 say(f"  span {key}: {number(result.spans[key], reasons[key])}")

@@ -56,6 +56,6 @@ def test_an_unusable_answer_is_unscored_with_its_raw_text_kept(tmp_path, api_key
     with loopback_server(synthetic_judge, garbage_once) as (api_base, _state):
         config = loopback_config(api_base, tmp_path / "garbage", lp="en-de", limit=2)
         result = run_evaluation(config, TrackingSettings(enabled=False))
-    assert result.summary["unscored"] == 2 and result.summary["unscored_reasons"] == {"unparseable answer": 2}
+    assert result.summary["unscored"] == 2 and result.summary["unscored_reasons"] == {"refusal": 2}  # prose: no field at all
     records = [json.loads(line) for line in result.paths["errors"].read_text().splitlines()]
     assert records and all(r["raw_answer"] == "I think this translation is fine, mostly?" for r in records)

@@ -25,6 +25,11 @@ TEXT = "Er sagte: „Das  Haus ist groß.“ Dann ging er nach Hause."
     ("Katze", "ungrounded", None),
     ("Das", "exact", "Das"),
     ("", "ungrounded", None),
+    ("“Haus”", "normalised", "Haus"),                              # a span the model put in quotes
+    ('"Dann ging"', "normalised", "Dann ging"),
+    ("「nach Hause」", "normalised", "nach Hause"),
+    ("'Das  Haus ist groß.'", "normalised", "Das  Haus ist groß."),
+    ('""', "ungrounded", None),
 ])
 def test_ground(span, method, found):
     grounding = ground(span, TEXT)

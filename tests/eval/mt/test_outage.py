@@ -67,7 +67,7 @@ def test_a_rerun_retries_items_without_an_answer_and_retry_unscored_the_rest(tmp
         assert f"{len(outage)} unscored without an answer" in first.out and "rerun the same command" in first.out
         assert f"{len(unusable)} unscored with an unusable answer" in first.out and "--retry-unscored" in first.out
         assert all(r.reason.startswith("server error") for k, r in records.items() if k in outage)
-        assert all(r.reason.startswith("unparseable answer") for k, r in records.items() if k in unusable)
+        assert all(r.reason.startswith("refusal") for k, r in records.items() if k in unusable)
 
         faults.discard("500")  # the outage is over; the unusable answers stay unusable
         before = len(state.hits)

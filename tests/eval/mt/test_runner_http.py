@@ -61,7 +61,7 @@ def test_every_item_ends_scored_or_unscored_with_its_reason(tmp_path, api_key):
         if kind == "500":
             assert record.status == "unscored" and record.reason.startswith("server error"), record.reason
         elif kind == "garbage":
-            assert record.status == "unscored" and record.reason.startswith("unparseable answer"), record.reason
+            assert record.status == "unscored" and record.reason.startswith("refusal"), record.reason
             assert record.score is None
         else:  # transient faults are retried by DSPy's LM layer and end scored
             assert record.status == "scored", (kind, record.reason)

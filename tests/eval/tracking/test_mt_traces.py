@@ -113,7 +113,8 @@ def test_sampling_keeps_unscored_items_and_their_reason(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
     settings = TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db", experiment="sampling")
-    garbage_for_first = lambda number, name, inputs: "garbage" if number < 1 else None  # noqa: E731
+    garbage_for_first = lambda number, name, inputs: "garbage" if number < 3 else None  # noqa: E731
+    # the first item's call, asked three times (two re-asks), stays unusable
     with loopback_server(synthetic_judge, fault=garbage_for_first) as (api_base, _):
         config = loopback_config(api_base, tmp_path / "out", limit=8, rated_only=True, concurrency=1,
                                  program="gemba-mqm")
@@ -127,5 +128,5 @@ def test_sampling_keeps_unscored_items_and_their_reason(tmp_path, monkeypatch):
     assert {t.info.tags["tribunal.key"] for t in traces} == expected
     (failed,) = [t for t in traces if t.info.tags["tribunal.key"] in unscored]
     root = next(s for s in failed.data.spans if s.parent_id is None)
-    assert failed.info.state == "ERROR" and root.attributes["tribunal.unscored_reason"].startswith("unparseable answer")
+    assert failed.info.state == "ERROR" and root.attributes["tribunal.unscored_reason"].startswith("refusal")
     assert run.data.metrics["tracking.traces_sampled_out"] == 8 - len(expected)

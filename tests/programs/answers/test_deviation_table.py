@@ -13,7 +13,7 @@ import enum
 import importlib
 import inspect
 import pkgutil
-from typing import Any, Literal, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import dspy
 import pytest
@@ -35,29 +35,38 @@ def all_signatures() -> list[type[dspy.Signature]]:
     return [found[k] for k in sorted(found)]
 
 
-def sample(annotation: Any, name: str = "", index: int = 0) -> Any:
-    """A typical value of ``annotation`` (the longest Literal choice: "untranslated text")."""
+def _bound(metadata: Any, attribute: str) -> Any:
+    return next((getattr(m, attribute) for m in metadata or () if getattr(m, attribute, None) is not None), None)
+
+
+def sample(annotation: Any, name: str = "", index: int = 0, metadata: Any = ()) -> Any:
+    """A typical value of ``annotation`` (the longest Literal choice: "untranslated text") that meets its
+    constraints (``metadata``: a list's ``min_length`` / ``max_length``, a number's ``ge``)."""
     origin = get_origin(annotation)
+    if origin is Annotated:
+        return sample(get_args(annotation)[0], name, index, (*metadata, *get_args(annotation)[1:]))
     if annotation is str:
         return {"span": "das  Haus"}.get(name, f"The {name or 'text'} reads well, on the whole.")
     if annotation is bool:
         return index % 2 == 0
     if annotation is int:
-        return 2 + index
+        return 2 + index + (_bound(metadata, "ge") or 0)
     if annotation is float:
         return 0.75
     if origin is Literal or (isinstance(annotation, type) and issubclass(annotation, enum.Enum)):
         choices = [c for c in (get_args(annotation) or [m.value for m in annotation]) if isinstance(c, str)]
         return sorted(choices, key=lambda c: (-len(c.split()), -len(c)))[index % len(choices)]
     if origin in (list, tuple):
-        return [sample(get_args(annotation)[0], name, i) for i in range(2)]
+        size = max(2, _bound(metadata, "min_length") or 0)
+        size = min(size, _bound(metadata, "max_length") or size)
+        return [sample(get_args(annotation)[0], name, i) for i in range(size)]
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation(**{k: sample(f.annotation, k, index) for k, f in annotation.model_fields.items()})
+        return annotation(**{k: sample(f.annotation, k, index, f.metadata) for k, f in annotation.model_fields.items()})
     raise TypeError(f"no sample for {annotation!r}")
 
 
 def typed_answer(signature: type[dspy.Signature]) -> dict[str, Any]:
-    return {name: TypeAdapter(field.annotation).validate_python(sample(field.annotation, name))
+    return {name: TypeAdapter(field.annotation).validate_python(sample(field.annotation, name, 0, field.metadata))
             for name, field in signature.output_fields.items()}
 
 

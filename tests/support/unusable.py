@@ -1,0 +1,50 @@
+"""A loopback peer that gives an unusable answer now and then, as real models and providers do (no transport fault).
+
+:func:`unusable_answers` is a ``bad_answer`` hook for :func:`tests.support.loopback.loopback_server`: a share
+``rate`` of requests gets a refusal, a JSON object with the wrong keys, or an answer cut at the token limit
+(``finish_reason: "length"``), a third each. The draw is a hash of the seed, the request body and how many
+times that same body has arrived before, so a run is reproducible under any concurrency, a re-ask (a new
+body: feedback turns, a larger token limit) is a fresh draw, and so is the same request sent again by a
+later run (a provider's bad answer is not a property of the request). A cut answer is a long one: it fits,
+and is not cut, when the request allows at least ``long_answer`` tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter
+from typing import Any, Callable
+
+from tests.support.loopback import UNUSABLE
+
+
+def _limit(body: dict[str, Any]) -> int | None:
+    value = body.get("max_tokens") or body.get("max_completion_tokens")
+    return int(value) if value else None
+
+
+def unusable_answers(rate: float, seed: int = 0, long_answer: int = 2048) -> Callable[[dict[str, Any]], str | None]:
+    """The ``bad_answer`` hook; ``hook.kinds`` counts the unusable answers given, ``hook.asked`` all requests."""
+    arrivals: Counter = Counter()
+    kinds: Counter = Counter()
+    lock = threading.Lock()
+
+    def hook(body: dict[str, Any]) -> str | None:
+        text = json.dumps(body, sort_keys=True)
+        with lock:
+            arrivals[text] += 1
+            arrival = arrivals[text]
+        digest = hashlib.sha256(f"{seed}\0{arrival}\0{text}".encode()).digest()
+        if int.from_bytes(digest[:8], "big") / 2**64 >= rate:
+            return None
+        kind = UNUSABLE[digest[8] % len(UNUSABLE)]
+        if kind == "truncated" and (_limit(body) or 0) >= long_answer:
+            return None  # the long answer fits under this limit
+        with lock:
+            kinds[kind] += 1
+        return kind
+
+    hook.kinds = kinds
+    return hook
