@@ -48,7 +48,7 @@ def agreement(
     no_track: bool = NoTrack,
     experiment: str = Experiment,
 ) -> None:
-    """Agreement between raters (the human ceiling) and between a judge and each rater.
+    """Agreement of raters (the human ceiling) and of a judge.
 
     Over the items rated by two or more raters (and scored by the judge): every pair of raters and
     the judge against each rater, with Krippendorff's alpha (interval on the scores; ordinal on the MQM
