@@ -27,16 +27,9 @@ def user_files(tmp_path):
     return ratings, judge
 
 
-@pytest.fixture
-def store(tmp_path, empty_sqlite_store):
-    folder = tmp_path / "store"
-    folder.mkdir()
-    shutil.copyfile(empty_sqlite_store, folder / "mlflow.db")
-    return f"sqlite:///{folder / 'mlflow.db'}"
-
-
-def test_user_files_with_a_judge_table_tsv_and_mlflow(tmp_path, capsys, store):
+def test_user_files_with_a_judge_table_tsv_and_mlflow(tmp_path, capsys, empty_sqlite_store):
     ratings, judge = user_files(tmp_path)
+    store = f"sqlite:///{shutil.copyfile(empty_sqlite_store, tmp_path / 'mlflow.db')}"
     output = tmp_path / "agreement.tsv"
     outcome = run_cli(capsys, "mt", "agreement", "--ratings", ratings, "--scale", "mqm", "--judge", judge,
                       "--judge-scale", "mqm", "--samples", "200", "--seed", "5", "--kappa-weights", "linear",

@@ -12,7 +12,6 @@ reference packages (scipy, krippendorff) and tribunal's SPA definition.
 from __future__ import annotations
 
 import json
-import shutil
 
 import numpy as np
 import pytest
@@ -97,20 +96,12 @@ def scripted_gemba(name: str, inputs: dict) -> dict:
     return {"errors": [error("major", words[0])] * majors + [error("minor", words[-1])] * minors}
 
 
-@pytest.fixture
-def store(tmp_path, empty_sqlite_store):
-    folder = tmp_path / "store"
-    folder.mkdir()
-    shutil.copyfile(empty_sqlite_store, folder / "mlflow.db")
-    return f"sqlite:///{folder / 'mlflow.db'}"
-
-
 def _metric(outcome, prefix: str) -> str:
     return next(line for line in outcome.out.splitlines() if line.strip().startswith(prefix))
 
 
 @pytest.mark.slow
-def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monkeypatch, store):  # noqa: F811
+def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monkeypatch, mlflow_store):  # noqa: F811
     from mlflow.tracking import MlflowClient
     from scipy.stats import kendalltau, pearsonr
 
@@ -130,7 +121,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     with loopback_server(scripted_gemba) as (api_base, state):
         evaluated = run_cli(capsys, "mt", "evaluate", "--data", data, "--lp", LP, "--program", "gemba-mqm",
                             "--lm", "openai/judge", "--api-base", api_base, "--api-key-env", KEY_ENV, "--no-cache",
-                            *CONTEXT, "--out", out, "--tracking-uri", store)
+                            *CONTEXT, "--out", out, "--tracking-uri", mlflow_store)
     assert evaluated.status == 0, evaluated.err
     assert "scored 18, unscored 0" in evaluated.out and len(state.hits) == 18
     long_text = translation(4, "sysA")
@@ -150,7 +141,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     line = _metric(evaluated, "pearson:")
     assert f"raters' mean pairwise {raters_r:.4f} [" in line and f"judge's mean {judge_r:.4f} [" in line
     assert f"share {judge_r / raters_r:.4f} [" in line
-    client = MlflowClient(tracking_uri=store)
+    client = MlflowClient(tracking_uri=mlflow_store)
     run_id = evaluated.out.split("MLflow run ")[1].split()[0]
     logged = client.get_run(run_id).data.metrics
     assert logged["agreement.esa_human1_vs_esa_human2.pearson"] == pytest.approx(raters_r)
@@ -175,7 +166,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     # 4. mt agreement: the judge against esa-human1 and esa-human2 (found by default), tracked.
     output = tmp_path / "agreement.tsv"
     agreed = run_cli(capsys, "mt", "agreement", "--data", data, "--lp", LP, "--judge", out, "--samples", "300",
-                     "--seed", "3", "--output", output, "--tracking-uri", store)
+                     "--seed", "3", "--output", output, "--tracking-uri", mlflow_store)
     assert agreed.status == 0, agreed.err
     assert "agreement on 12 items rated by 2 raters" in agreed.out
     header, *rows = [r.split("\t") for r in output.read_text().splitlines()]
