@@ -92,18 +92,42 @@ def default_raters(pair: LanguagePair) -> list[str]:
     return several[0]
 
 
-def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], Path, str]:
+def rater_file(pair: LanguagePair, name: str) -> Path:
+    """The rating file ``LP.NAME.seg.rating`` of a rater, else its score file ``LP.NAME.seg.score``."""
     folder = pair.root / "human-scores"
-    rating = folder / f"{pair.lp}.{name}.seg.rating"
-    if rating.is_file():
-        cells = {s: np.array([rating_score(r) for r in block]) for s, block in pair.ratings(name).items()}
-        return cells, rating, "mqm"
-    score = folder / f"{pair.lp}.{name}.seg.score"
-    if score.is_file():
-        from tribunal.eval.data.score_files import read_seg_scores
+    for path in (folder / f"{pair.lp}.{name}.seg.rating", folder / f"{pair.lp}.{name}.seg.score"):
+        if path.is_file():
+            return path
+    raise UserError(f"--human {name}: no {pair.lp}.{name}.seg.rating or .seg.score in {folder}")
 
-        return read_seg_scores(score, pair.n_segments), score, scale_of(name)
-    raise UserError(f"--human {name}: no {rating.name} or {score.name} in {folder}")
+
+def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], Path, str]:
+    path = rater_file(pair, name)
+    if path.name.endswith(".rating"):
+        cells = {s: np.array([rating_score(r) for r in block]) for s, block in pair.ratings(name).items()}
+        return cells, path, "mqm"
+    from tribunal.eval.data.score_files import read_seg_scores
+
+    return read_seg_scores(path, pair.n_segments), path, scale_of(name)
+
+
+def rated_cells(path: Path, n_segments: int) -> set[str] | None:
+    """The cells a rating or score file marks as rated (not ``None``), without parsing the ratings.
+
+    None when the file is not in whole per-system blocks (the caller then reads it in full).
+    """
+    lines = read_lines(path)
+    if len(lines) % n_segments:
+        return None
+    cells = set()
+    for k, line in enumerate(lines):
+        if line.endswith("\tNone"):
+            continue
+        system = line.partition("\t")[0]
+        if lines[k - k % n_segments].partition("\t")[0] != system:
+            return None
+        cells.add(cell_name(system, k % n_segments))
+    return cells
 
 
 def wmt_raters(pair: LanguagePair, names: list[str] | None = None) -> RaterTable:

@@ -23,18 +23,36 @@ SEED = 1234
 def run_ceiling(pair: Any, seg: dict[str, np.ndarray], judge_name: str, judge_scale: str = "mqm",
                 samples: int = SAMPLES, seed: int = SEED) -> AgreementResult | None:
     """The agreement table of the judge's segment scores ``seg`` with the pair's raters, or None."""
-    from tribunal.eval.data.multi_ratings import cell_name, wmt_raters
+    from tribunal.eval.data.multi_ratings import cell_name, default_raters, wmt_raters
 
+    judged = {cell_name(s, i): float(v) for s, values in seg.items() for i, v in enumerate(values) if np.isfinite(v)}
     try:
-        table = wmt_raters(pair)
+        names = default_raters(pair)
     except UserError:  # the pair has no scores by several raters
         return None
-    judged = {cell_name(s, i): float(v) for s, values in seg.items() for i, v in enumerate(values) if np.isfinite(v)}
+    if not _may_overlap(pair, names, set(judged)):
+        return None
+    table = wmt_raters(pair, names)
     judge = np.array([judged.get(item, np.nan) for item in table.items])
     ratings = Ratings(table.items, table.raters, table.scores, table.scale, judge, judge_name, judge_scale)
     if len(multi_rated(ratings).items) < 2:
         return None
     return compute_agreement(ratings, samples, seed)
+
+
+def _may_overlap(pair: Any, names: list[str], judged: set[str]) -> bool:
+    """Whether two or more judged cells may have two or more raters (a quick scan, before parsing ratings)."""
+    from collections import Counter
+
+    from tribunal.eval.data.multi_ratings import rated_cells, rater_file
+
+    raters: Counter[str] = Counter()
+    for name in names:
+        cells = rated_cells(rater_file(pair, name), pair.n_segments)
+        if cells is None:
+            return True
+        raters.update(cells & judged)
+    return sum(count >= 2 for count in raters.values()) >= 2
 
 
 def ceiling_summary(result: AgreementResult) -> dict[str, Any]:

@@ -109,3 +109,12 @@ def test_judges_from_a_folder_a_score_file_or_jsonl(tmp_path):
         read_judge(tmp_path / "out", None)
     with pytest.raises(UserError, match="no such file or folder"):
         read_judge(tmp_path / "missing", pair)
+
+
+def test_rated_cells_are_read_without_parsing_the_ratings(tmp_path):
+    from tribunal.eval.data.multi_ratings import rated_cells
+
+    path = write(tmp_path / "x.seg.rating", 'A\tNone\nA\t{"errors": []}\nB\t{"errors": [oops\nB\tNone\n')
+    assert rated_cells(path, 2) == {"A:1", "B:0"}
+    assert rated_cells(path, 3) is None  # not whole blocks of 3: the caller reads the file in full
+    assert rated_cells(write(tmp_path / "y.seg.score", "A\t1\nB\t2\nA\tNone\nB\t1\n"), 2) is None
