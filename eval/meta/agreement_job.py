@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from tribunal.errors import UserError
-from tribunal.eval.meta.human_ceiling import SCALES, AgreementResult, Ratings, compute_agreement
+from tribunal.eval.meta.human_ceiling import SCALES, AgreementResult, Ratings, Row, compute_agreement
 from tribunal.eval.meta.report import table_to_tsv
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import files_hash, signature
@@ -100,10 +100,24 @@ def items_frame(ratings: Ratings) -> pd.DataFrame:
     return frame
 
 
-def agreement_metrics(result: AgreementResult, prefix: str = "agreement.") -> dict[str, float]:
-    """``agreement.<comparison>.<statistic>`` (and ``_low`` / ``_high``) for MLflow; undefined values left out."""
+SUMMARY_KEYS = {"raters: mean pairwise": "raters_mean_pairwise", "raters: all together": "raters_all_together",
+                "judge: mean over raters": "judge_mean", "judge / raters": "judge_share"}
+
+
+def metric_key(result: AgreementResult, row: Row) -> str:
+    """A row's MLflow name, the same for every judge: ``mqm_rater1_vs_mqm_rater2``, ``judge_vs_mqm_rater1``,
+    ``raters_mean_pairwise``, ``judge_mean``, ``judge_share``."""
     from tribunal.eval.tracking.names import slug
 
+    if row.kind in SUMMARY_KEYS:
+        return SUMMARY_KEYS[row.kind]
+    if row.kind == "judge vs rater":
+        return "judge_vs_" + slug(row.label.removeprefix(f"{result.ratings.judge_name} vs "))
+    return slug(row.label)
+
+
+def agreement_metrics(result: AgreementResult, prefix: str = "agreement.") -> dict[str, float]:
+    """``agreement.<row>.<statistic>`` (and ``_low`` / ``_high``) for MLflow; undefined values left out."""
     metrics = {}
     for row in result.rows:
         for name in result.statistics:
@@ -111,7 +125,7 @@ def agreement_metrics(result: AgreementResult, prefix: str = "agreement.") -> di
             if not np.isfinite(point):
                 continue
             low, high = row.interval(name)
-            key = f"{prefix}{slug(row.label)}.{name}"
+            key = f"{prefix}{metric_key(result, row)}.{name}"
             metrics |= {key: point, f"{key}_low": low, f"{key}_high": high}
     return metrics
 

@@ -60,7 +60,9 @@ def test_user_files_with_a_judge_table_tsv_and_mlflow(tmp_path, capsys, empty_sq
     assert run.data.params["raters"] == "r1,r2,r3" and run.data.params["judge"] == "my-judge"
     assert run.data.params["kappa_weights"] == "linear" and run.data.tags["tribunal.command"] == "mt agreement"
     assert run.data.metrics["agreement.r1_vs_r2.pearson"] == pytest.approx(pearson)
-    assert "agreement.judge_raters_mean_pairwise.kendall_tau_b_low" in run.data.metrics
+    assert run.data.metrics["agreement.judge_vs_r1.kendall_tau_b"] == pytest.approx(float(judged["kendall_tau_b"]))
+    assert run.data.metrics["agreement.judge_share.pearson"] == pytest.approx(float(share["pearson"]))
+    assert "agreement.raters_mean_pairwise.kendall_tau_b_low" in run.data.metrics
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"agreement.tsv", "agreement_items.tsv"} <= artifacts
     assert client.get_experiment(run.info.experiment_id).name == "agreement-test"

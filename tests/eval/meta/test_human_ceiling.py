@@ -24,6 +24,10 @@ def ratings(judge=JUDGE, scale="mqm", judge_scale="mqm") -> Ratings:
 def test_bands_are_cut_at_one_error_of_each_severity():
     scores = [0.0, -0.1, -4.9, -5.0, -24.9, -25.0, -60.0, np.nan, 3.0]
     assert band_codes(np.array(scores)).tolist() == [0, 1, 1, 2, 2, 3, 3, -1, 0]
+    from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
+
+    above_critical = [v for v in scores if v > -25]  # the lower three bands are judge_human's
+    assert [MQM_BANDS[c] for c in band_codes(np.array(above_critical))] == [mqm_band(v) for v in above_critical]
     assert on_mqm_scale(np.array([100.0, 80.0, 0.0]), "esa").tolist() == [0.0, -5.0, -25.0]
     assert on_mqm_scale(np.array([1.0]), "other") is None
 

@@ -187,4 +187,4 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     assert float(share["pearson_low"]) <= float(share["pearson_high"])
     run = client.get_run(agreed.out.split("MLflow run ")[1].split(";")[0])
     assert run.data.params["raters"] == "esa-human1,esa-human2" and run.data.params["judge_scale"] == "mqm"
-    assert run.data.metrics["agreement.gemba_mqm_src_vs_esa_human2.pearson"] == pytest.approx(float(versus["pearson"]))
+    assert run.data.metrics["agreement.judge_vs_esa_human2.pearson"] == pytest.approx(float(versus["pearson"]))
