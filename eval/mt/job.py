@@ -29,6 +29,7 @@ class EvaluationResult:
     results: dict = field(default_factory=dict)
     scores: tuple = ((), ())  # (judge, human) MQM of the covered rated cells
     debates: dict = field(default_factory=dict)  # per-round debate statistics
+    ceiling: Any = None  # agreement with several raters on the judged cells (eval.mt.ceiling), when the data has them
 
 
 def _demo_root(config: EvaluateConfig) -> Path:
@@ -232,8 +233,13 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         if batch_stats is not None:
             summary["batch"] = batch_stats
         scores = covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ())
+        from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling
+
+        ceiling = run_ceiling(pair, seg, config.metric_name, "esa" if config.program in NOT_MQM_SCALE else "mqm")
+        if ceiling is not None:
+            summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
-                                  debates=debate_rounds(results, config.mmad.rounds))
+                                  debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
 
@@ -281,6 +287,10 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     if journal.exists():  # none when the run had no item to judge
         run.log_artifact(journal, "outputs")
     _log_analysis(run, result)
+    if result.ceiling is not None:
+        from tribunal.eval.mt.ceiling import log_ceiling
+
+        log_ceiling(run, result.ceiling)
     shown = key_metrics(metrics, KEY_METRICS)
     run.set_tags({DESCRIPTION_TAG: description(f"{config.metric_name} on {config.lp}", result.signature, shown,
                                                [f"outputs: {result.paths['seg'].parent.parent.parent}"])})

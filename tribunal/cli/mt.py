@@ -117,3 +117,8 @@ from tribunal.cli.mt_evaluate import EPILOG as EVALUATE_EPILOG  # noqa: E402
 from tribunal.cli.mt_evaluate import evaluate  # noqa: E402
 
 app.command("evaluate", epilog=EVALUATE_EPILOG)(evaluate)
+
+from tribunal.cli.mt_agreement import EPILOG as AGREEMENT_EPILOG  # noqa: E402
+from tribunal.cli.mt_agreement import agreement  # noqa: E402
+
+app.command("agreement", epilog=AGREEMENT_EPILOG)(agreement)

@@ -253,6 +253,11 @@ def print_summary(console, result) -> None:
         for key in SPAN_KEYS:
             if key in result.spans:
                 say(f"  span {key}: {number(result.spans[key], reasons[key])}")
+    if getattr(result, "ceiling", None) is not None:  # several raters scored some judged cells
+        from tribunal.cli.mt_agreement import ceiling_lines
+
+        for text in ceiling_lines(result.ceiling):
+            say(text)
     say(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
     if s.get("system_scores_gap"):
         say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
