@@ -24,7 +24,11 @@ def classify_failure(exc: BaseException) -> Failure | None:
     from dspy.utils import exceptions as dx
 
     from tribunal.eval.mt.batch.engine import BatchRequestFailed
+    from tribunal.eval.mt.ensemble import TooFewSamples
     from tribunal.programs.mqm.roles import UnusableAnswer
+
+    if isinstance(exc, TooFewSamples):  # a sampled ensemble: decided from its samples' own failures
+        return exc.failure
 
     table = [
         (BatchRequestFailed, "batch request failed", True),  # failed or expired in every batch it was sent in

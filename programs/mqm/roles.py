@@ -70,10 +70,15 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
     Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
+    The item's reference and context go along where the predictor takes them
+    (:mod:`tribunal.programs.mqm.segment_inputs`), and a sample's rollout id inside an ensemble
+    (:mod:`tribunal.programs.mqm.sampling`).
     The answer is read by the tolerant adapter (:mod:`tribunal.programs.answers`).
     """
     from tribunal.programs.answers import tolerant_answers
+    from tribunal.programs.mqm.sampling import rollout_config
     from tribunal.programs.mqm.scheduling import call_slot
+    from tribunal.programs.mqm.segment_inputs import given_to
 
     token = _CALL.set((stage, role))
     try:
@@ -81,6 +86,6 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, **inputs:
 
         lm = lms.for_role(role) if lms else None
         with call_slot(), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
-            return predictor(**inputs)
+            return predictor(**inputs, **given_to(predictor), **rollout_config())
     finally:
         _CALL.reset(token)
