@@ -30,7 +30,7 @@ def sampling_summary(sampling: Any, results: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number(value: Any) -> str:
-    return "" if value is None else f"{value:.6g}"
+    return "" if value is None else repr(float(value))
 
 
 def write_samples_table(path: Path, items: Any, results: dict[str, Any]) -> Path:

@@ -109,7 +109,7 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         if tuned is not None:
             if program_identity(program) != tuned["program"]["identity"]:
                 raise UserError(f"{config.program_file}: its structure does not match {config.program} "
-                                "with these settings (stages, strategy)")
+                                "with these settings (stages, strategy, reference, context)")
             program.load_state(tuned["state"])
         return program
 
