@@ -22,6 +22,8 @@ EPILOG = examples(
     "tribunal mt evaluate --lp en-de --lm openai/Qwen2.5-7B-Instruct --api-base http://localhost:8000/v1 "
     "--strategy deliberation --ablate stage2",
     "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --role-lm judge=openai/gpt-4o --program mmad",
+    "tribunal mt evaluate --lp en-de --lm openai/gpt-4o-mini --program gemba-mqm --reference refA --context 2 "
+    "--samples 5 --temperature 1 --combine trimmed",
     "tribunal mt evaluate --config run.toml --limit 50   # flags override the file")
 
 
