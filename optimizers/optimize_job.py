@@ -108,6 +108,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     from tribunal.optimizers.program_source import resolve_program
     from tribunal.optimizers.training_data import check_disjoint, load_training_data
     from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates
+    from tribunal.programs.mqm.segment_inputs import segment_inputs_of
 
     spec = optimizer_spec(request.optimizer)
     if request.prompt_lm and not spec.takes_prompt_lm:
@@ -118,6 +119,10 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
     check_disjoint(train, dev)
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
+    inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
+    if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
+        train = load_training_data(request.train, "--train", inputs)
+        dev = load_training_data(request.dev, "--dev", inputs)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env)

@@ -9,6 +9,11 @@ How a config becomes constructor arguments is per program (:data:`SETTINGS`):
   list-valued fields take comma-separated values (``--set ablate=stage2,stage3``);
 - :class:`KeywordSettings` (every other program): the constructor's own keywords, e.g.
   ``EquivalenceJudge(rubric=...)``; values the constructor rejects are reported at build time.
+
+Every MT program also takes the segment inputs ``reference`` and ``context``
+(:class:`~tribunal.programs.mqm.segment_inputs.SegmentInputs`), kept in the same config. Sampled
+ensembles (``samples``, ``combine``) are a setting of the run (``mt evaluate --samples K``), not
+of the program: optimizers judge each example once, so ``--set samples=`` is refused.
 """
 
 from __future__ import annotations
@@ -128,18 +133,60 @@ def _settings(program: str) -> ModelSettings | KeywordSettings:
     return SETTINGS.get(program, KeywordSettings())
 
 
+# Run settings of ``mt evaluate`` that a program cannot hold (see the module docstring).
+RUN_ONLY = {"samples": "--samples K", "combine": "--combine RULE", "temperature": "--temperature T"}
+
+
+def _takes_segment_inputs(program: str) -> bool:
+    from tribunal.optimizers.program_source import PROGRAM_KINDS
+
+    return PROGRAM_KINDS.get(program) == "mt"
+
+
+def _segment_config(program: str, values: dict[str, Any]) -> dict[str, Any]:
+    """The validated ``reference`` / ``context`` of an MT program's settings (``{}`` for another program)."""
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS, SegmentInputs
+
+    if not _takes_segment_inputs(program):
+        return {}
+    for key, option in RUN_ONLY.items():
+        if key in values:
+            raise UserError(f"--set {key}: a setting of the run, not of the program (optimizers judge each example "
+                            f"once); use it with tribunal mt evaluate {option}")
+    try:
+        return SegmentInputs(**{k: values[k] for k in SEGMENT_KEYS if k in values}).settings()
+    except ValidationError as err:
+        first = err.errors()[0]
+        key = str(first["loc"][0]) if first["loc"] else "?"
+        raise UserError(f"--set {key}={values.get(key, '')}: {first['msg']}") from None
+
+
+def _own(program: str, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` without the segment inputs an MT program takes."""
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+
+    return {k: v for k, v in values.items() if not (_takes_segment_inputs(program) and k in SEGMENT_KEYS)}
+
+
 def program_config(program: str, values: dict[str, str]) -> dict[str, Any]:
     """The JSON config for ``--set`` values of ``program`` (``{}`` for none); UserError if invalid."""
-    return _settings(program).validate(program, values) if values else {}
+    if not values:
+        return {}
+    segment = _segment_config(program, values)
+    own = _own(program, values)
+    return {**(_settings(program).validate(program, own) if own else {}), **segment}
 
 
 def build_configured(program: str, config: dict[str, Any] | None = None) -> Any:
     """Build ``program`` from its JSON config; a value the program rejects is a one-line UserError."""
+    from tribunal.programs.mqm.segment_inputs import SegmentInputs, with_segment_inputs
     from tribunal.programs.registry import build_program
 
     config = dict(config or {})
     try:
-        return build_program(program, **_settings(program).kwargs(config))
+        built = build_program(program, **_settings(program).kwargs(_own(program, config)))
+        segment = _segment_config(program, config)
+        return with_segment_inputs(built, SegmentInputs(**segment)) if segment else built
     except (ValueError, TypeError) as err:  # includes pydantic's ValidationError
         if not config:
             raise

@@ -87,11 +87,8 @@ def human_mqm_score(errors: list[dict[str, Any]]) -> float:
     return -total
 
 
-def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
-    import dspy
-
-    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
-
+def _ted_file(args: list[str]) -> tuple[Path, str]:
+    """The TED MQM file an ``mqm-ted`` SPEC names, and its language pair."""
     if len(args) != 1:
         raise UserError("mqm-ted SPEC: expected mqm-ted:LP[:A-B] (LP: en-de or zh-en) or mqm-ted:FILE.tsv[:A-B]")
     target = args[0]
@@ -103,6 +100,15 @@ def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
         lp = f"{match.group(1)}-{match.group(2)}" if match else ""
     if not path.is_file():
         raise UserError(f"{path}: no such TED MQM file (set TRIBUNAL_DATA to the folder holding mqm-ted/)")
+    return path, lp
+
+
+def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
+    import dspy
+
+    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+
+    path, lp = _ted_file(args)
     source_lang, _, target_lang = lp.partition("-")
     examples = []
     for segment in annotated_segments(read_mqm_tsv(path)):
@@ -153,14 +159,25 @@ SOURCES: dict[str, Callable[[list[str]], tuple[list[Any], str]]] = {
     "mqm-ted": _mqm_ted, "suite": _suite, "pairs": _pairs}
 
 
-def load_training_data(spec: str, option: str = "--train") -> TrainingData:
-    """Examples named by ``spec``; a clear one-line error for WMT23, unknown sources and empty slices."""
+def load_training_data(spec: str, option: str = "--train", inputs: Any = None) -> TrainingData:
+    """Examples named by ``spec``; a clear one-line error for WMT23, unknown sources and empty slices.
+
+    ``inputs`` (a ``SegmentInputs`` of the program) adds each example's reference and context
+    (TED MQM only: :mod:`tribunal.optimizers.ted_inputs`).
+    """
     refuse_test_data(spec, option)
     source, *rest = spec.split(":")
     if source not in SOURCES:
         raise UserError(f"{option} {spec}: unknown data source {source!r} (have {', '.join(SOURCES)})")
     args, items = _split_range(rest)
     examples, kind = SOURCES[source](args)
+    if inputs is not None and inputs.used:
+        if source != "mqm-ted":
+            raise UserError(f"{option} {spec}: --set reference / context need MT training data with references and "
+                            "documents (mqm-ted:LP)")
+        from tribunal.optimizers.ted_inputs import attach_ted_inputs
+
+        examples = attach_ted_inputs(_ted_file(args)[0], examples, inputs, f"{option} {spec}")
     start = items.start or 0
     if start >= len(examples):
         raise UserError(f"{option} {spec}: no items in that range (the data has {len(examples)} items)")

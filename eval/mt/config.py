@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.eval.tracking.secrets import secret_values
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
@@ -18,6 +19,7 @@ from tribunal.programs.mqm.baseline_demos import fixed_demo_count
 from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import DEFAULT_DEMOS, tweaks
+from tribunal.programs.mqm.segment_inputs import SegmentInputs
 
 DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt", "gemba-esa": "GEMBA-ESA",
                  "mqm-ape": "MQM-APE"}
@@ -64,6 +66,10 @@ class EvaluateConfig(BaseModel):
     mmad: MMADConfig = MMADConfig()
     esa: ESAConfig = ESAConfig()
     ape: APEConfig = APEConfig()
+    segment: SegmentInputs = Field(SegmentInputs(), description="the reference and document context the judge "
+                                                                "sees (--reference, --context)")
+    sampling: SamplingSettings = Field(SamplingSettings(), description="K judgments per item and how they are "
+                                                                      "combined (--samples, --combine)")
     lm: LMSettings
     role_lms: dict[str, RoleLM] = Field({}, description="ROLE -> its own model (and endpoint): a model name "
                                                        "or {model, api_base, api_key_env}")
@@ -119,11 +125,12 @@ class EvaluateConfig(BaseModel):
     @property
     def metric_name(self) -> str:
         """The name score files carry: e.g. ``M-MAD``, ``M-MAD-lean``, ``M-MAD-deliberation-no-stage2``,
-        ``GEMBA-MQM-tuned-1a2b3c4d``."""
+        ``GEMBA-MQM-tuned-1a2b3c4d``, ``M-MAD-ref-ctx2``, ``GEMBA-MQM-k5-trimmed``."""
         if self.name:
             return self.name
         base = DISPLAY_NAMES[self.program]
-        tuned = [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
+        tuned = self.segment.name_parts() + self.sampling.name_parts()
+        tuned += [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
         if self.program in _ABLATION_ONLY:
             return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate] + tuned)
         if self.program != "mmad":
@@ -165,7 +172,10 @@ class EvaluateConfig(BaseModel):
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
                    "roles": ",".join(f"{r}={m.label()}" for r, m in sorted(self.role_lms.items())) or "none",
-                   "demos": self.demo_count, "lp": self.lp}
+                   "demos": self.demo_count,
+                   "ref": self.segment.reference, "ctx": self.segment.context or None,
+                   "samples": self.sampling.samples if self.sampling.used else None,
+                   "combine": self.sampling.combine if self.sampling.used else None, "lp": self.lp}
         return signature(fields)
 
 

@@ -26,8 +26,11 @@ def classify_failure(exc: BaseException) -> Failure | None:
     from dspy.utils import exceptions as dx
 
     from tribunal.eval.mt.batch.engine import BatchRequestFailed
+    from tribunal.eval.mt.ensemble import TooFewSamples
     from tribunal.programs.answers.unusable import UnusableAnswer
 
+    if isinstance(exc, TooFewSamples):  # a sampled ensemble: decided from its samples' own failures
+        return exc.failure
     if isinstance(exc, UnusableAnswer):  # refusal, unparseable, invalid or truncated, after the re-asks
         return Failure(exc.label, False)
     table = [

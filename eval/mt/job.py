@@ -103,14 +103,14 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
         demos = fixed_demos(config.program, config.program_settings(), lambda: _demo_root(config), config.lp)
 
     def make() -> Any:
-        program = attach_call_log(build_program(config.program, config.program_settings(), lms),
+        program = attach_call_log(build_program(config.program, config.program_settings(), lms, config.segment),
                                   [lms.default, *lms.roles.values()])
         for name, examples in demos.items():
             getattr(program, name).demos = list(examples)
         if tuned is not None:
             if program_identity(program) != tuned["program"]["identity"]:
                 raise UserError(f"{config.program_file}: its structure does not match {config.program} "
-                                "with these settings (stages, strategy)")
+                                "with these settings (stages, strategy, reference, context)")
             program.load_state(tuned["state"])
         return program
 
@@ -168,7 +168,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         raise ValueError("no data folder given")
     setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp)
-    items = select_items(pair, config.systems, config.rated_only, config.limit)
+    items = select_items(pair, config.systems, config.rated_only, config.limit, config.segment)
     config_sig = config.config_signature()
     out = config.output_dir
     journal = Journal(journal_path(out, config_sig), config_sig)
@@ -211,7 +211,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 make_program = program_factory(config, engine)
                 start_clock()
                 judge_all(make_program, pending, languages, journal, config.concurrency, landed,
-                          fan_out=config.fan_out)
+                          fan_out=config.fan_out, sampling=config.sampling)
         except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
             kept = sum(key in journal.results for key in items.items)
             if isinstance(err, KeyboardInterrupt):
@@ -221,7 +221,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         wall = time.perf_counter() - clock["start"]
         results = {k: journal.results[k] for k in items.items if k in journal.results}
         outputs = {s: pair.system_output(s) for s in items.systems}
-        paths = write_outputs(out, config.lp, config.metric_name, items, results, pair.sources, outputs)
+        paths = write_outputs(out, config.lp, config.metric_name, items, results, pair.sources, outputs,
+                              config.segment.reference)
         seg = segment_scores(items, results, pair.n_segments)
         meta = meta_evaluation(pair, items, seg)
         spans = span_evaluation(pair, items, results) if _marks_spans(config) else {}
@@ -232,6 +233,11 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         summary["system_scores_gap"] = system_level_gap(items, results)
         if batch_stats is not None:
             summary["batch"] = batch_stats
+        if config.sampling.used:
+            from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
+
+            summary["sampling"] = sampling_summary(config.sampling, results)
+            paths["samples"] = write_samples_table(out / "samples.tsv", items, results)
         scores = covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ())
         from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling
 
@@ -262,6 +268,9 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     if config.program in ("gemba-esa", "mqm-ape"):
         params["ablate"] = ",".join(config.program_settings().ablate) or "none"
+    params |= {"reference": config.segment.reference or "none", "context": config.segment.context,
+               "samples": config.sampling.samples, "combine": config.sampling.combine if config.sampling.used else None,
+               "temperature": config.lm.temperature}
     if config.program == "mmad":
         params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
     params |= {f"lm.{role}": own.label() for role, own in config.role_lms.items()}
@@ -277,11 +286,13 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
     metrics |= {f"batch.{k}": float(v) for k, v in (summary.get("batch") or {}).items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    metrics |= {f"samples.{k}": float(v) for k, v in (summary.get("sampling") or {}).items()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)}
     metrics |= tracked or {}
     run.log_params(params)
     run.log_metrics(metrics)
     run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
-    for key in ("seg", "sys", "errors", "transcripts"):
+    for key in ("seg", "sys", "errors", "transcripts", "samples"):
         if key in result.paths:  # no .sys.score for a partial run
             run.log_artifact(result.paths[key], "outputs")
     if journal.exists():  # none when the run had no item to judge

@@ -47,6 +47,7 @@ class ItemResult(BaseModel):
     usage: dict[str, dict[str, int]] = {}
     seconds: float = 0.0
     trace: dict[str, Any] = {}  # start, end and predictor calls (tribunal.eval.tracking.call_log), for MLflow traces
+    ensemble: dict[str, Any] = {}  # a sampled ensemble's K scores, spread and what was kept (tribunal.eval.mt.ensemble)
 
 
 def journal_path(out: Path, config_signature: str) -> Path:

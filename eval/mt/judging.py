@@ -42,18 +42,22 @@ def raw_answer(exc: BaseException) -> str | None:
     return text if len(text) <= RAW_ANSWER_LIMIT else text[:RAW_ANSWER_LIMIT] + " [truncated]"
 
 
-def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> ItemResult:
-    """Run ``program`` on one item under a fresh usage meter.
+def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], sampling: Any = None) -> ItemResult:
+    """Run ``program`` on one item under a fresh usage meter (``sampling.samples`` times, combined,
+    with a ``SamplingSettings``: :mod:`tribunal.eval.mt.ensemble`).
 
     The program's LMs must carry the meter relay (:func:`tribunal.eval.mt.meter.attach_relay`;
     :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
     """
+    from tribunal.eval.mt.ensemble import predict
+
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
     with metering(meter), recording(log):
         try:
-            prediction = program(source=item.source, translation=item.translation, **languages)
+            prediction = predict(program, dict(source=item.source, translation=item.translation, **languages,
+                                               **item.extras()), sampling)
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
             failure = classify_failure(exc)
             if failure is None:
@@ -66,7 +70,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str]) -> Item
         key=item.key, status="scored", score=float(prediction.score),
         errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
         debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,
-        trace=log.trace(),
+        trace=log.trace(), ensemble=prediction.get("ensemble") or {},
     )
 
 
@@ -87,6 +91,7 @@ def judge_all(
     concurrency: int = 8,
     on_result: Callable[[ItemResult], None] | None = None,
     fan_out: bool = True,
+    sampling: Any = None,
 ) -> None:
     """Judge every item with at most ``concurrency`` LM calls in flight; each result is journaled as it lands.
 
@@ -94,7 +99,8 @@ def judge_all(
     slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
     Calls of items started earlier get freed slots first, so started items finish before new ones
     begin. ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
-    different dimensions) concurrently, within the same slots.
+    different dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
+    (:func:`judge_item`).
     """
     slots = CallSlots(concurrency)
     local = threading.local()
@@ -112,7 +118,7 @@ def judge_all(
                 ticket.release_unused()
                 raise
             with scheduled(scheduler, priority=number, ticket=ticket):
-                result = judge_item(local.program, item, languages)
+                result = judge_item(local.program, item, languages, sampling)
             journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
             return result
 

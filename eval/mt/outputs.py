@@ -89,20 +89,23 @@ def system_level_gap(items: RunItems, results: dict[str, ItemResult]) -> str | N
 
 
 def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[str, ItemResult],
-                  sources: list[str], outputs: dict[str, list[str]]) -> dict[str, Path]:
+                  sources: list[str], outputs: dict[str, list[str]], reference: str | None = None) -> dict[str, Path]:
     """Write the score files, per-cell errors and per-item transcripts; return their paths.
 
-    ``paths["sys"]`` is absent when :func:`system_level_gap` finds the run partial.
+    ``paths["sys"]`` is absent when :func:`system_level_gap` finds the run partial. The score files
+    are ``NAME-src`` for a reference-free judge, ``NAME-<reference>`` (e.g. ``M-MAD-ref-refA``) for one
+    shown a reference, as the mt-metrics-eval layout names metrics.
     """
     seg = segment_scores(items, results, len(sources))
     scores = out / "metric-scores" / lp
+    ref = reference or "src"
     paths = {
-        "seg": scores / f"{name}-src.seg.score",
+        "seg": scores / f"{name}-{ref}.seg.score",
         "errors": out / "errors.jsonl",
         "transcripts": out / "transcripts.jsonl",
     }
     write_seg_scores(paths["seg"], seg)
-    sys_path = scores / f"{name}-src.sys.score"
+    sys_path = scores / f"{name}-{ref}.sys.score"
     if system_level_gap(items, results) is None:
         write_sys_scores(sys_path, system_scores(seg))
         paths["sys"] = sys_path
@@ -117,6 +120,9 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
                   "raw_answer": result.raw if result else None,
                   "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
                   if result else []}
+        if result and result.ensemble:  # a sampled ensemble: the K scores and their spread
+            record["samples"] = {k: result.ensemble[k] for k in ("scores", "std", "min", "max", "kept", "dropped",
+                                                                 "chosen", "rule")}
         errors.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["errors"], redact_text("".join(errors)))
     transcripts = []
@@ -125,8 +131,9 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
         if result is None:
             continue
         transcript = result.transcript if result.status == "scored" else call_transcript(result.trace)
-        record = {"key": key, "source": item.source, "translation": item.translation, "status": result.status,
-                  "reason": result.reason, "debates": result.debates, "transcript": transcript}
+        record = {"key": key, "source": item.source, "translation": item.translation, **item.extras(),
+                  "status": result.status, "reason": result.reason, "debates": result.debates,
+                  "transcript": transcript}
         transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))
     return paths

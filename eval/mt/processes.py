@@ -70,7 +70,8 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
         make_program = program_factory(config)
         make_program()  # build (and fail) before the parent starts the clock
         results.put(("ready", None))
-        judge_all(make_program, _items(items, parent), languages, _ToParent(results), slots, fan_out=config.fan_out)
+        judge_all(make_program, _items(items, parent), languages, _ToParent(results), slots, fan_out=config.fan_out,
+                  sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
         results.put(("failed", f"{type(err).__name__}: {err}"))

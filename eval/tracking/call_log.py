@@ -47,6 +47,12 @@ def _call_stage() -> tuple[str, str]:
     return current_call()
 
 
+def _sample() -> int | None:
+    from tribunal.programs.mqm.sampling import current_rollout
+
+    return current_rollout()
+
+
 def _subject() -> str | None:
     from tribunal.programs.mqm.roles import current_subject
 
@@ -73,6 +79,9 @@ class CallLog:
                   "inputs": jsonable({k: v for k, v in arguments.items() if k != "config"}),
                   "outputs": None, "error": None, "model": None, "lm_calls": 0, "lm_failures": 0,
                   "prompt_tokens": 0, "completion_tokens": 0}
+        sample = _sample()
+        if sample is not None:  # a sampled ensemble's call: its trace groups calls by sample
+            record["sample"] = sample
         with self._lock:
             self._calls[call_id] = record
 

@@ -11,6 +11,9 @@
     └── stage 3: final judge
         └── judge
 
+A sampled ensemble's item has a ``sample k`` node per sample (rollout id k) above each judgment's
+stages, and its K scores and spread as attributes.
+
 Every leaf is one predictor call (:func:`tribunal.eval.tracking.traces.call_node`): inputs, typed
 outputs or the error, tokens, model, latency. Debate calls are placed in their rounds by matching a
 dimension's calls, in start order, with its transcript turns (each call adds exactly one turn; the
@@ -20,6 +23,7 @@ stage-1 opening turn costs none). Single-call programs (GEMBA-MQM, EAPrompt) get
 from __future__ import annotations
 
 from collections import defaultdict
+from types import SimpleNamespace
 from typing import Any
 
 from tribunal.eval.tracking.traces import SpanNode, call_node
@@ -53,11 +57,8 @@ def _debate_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[st
     return nodes
 
 
-def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], cells: list[Any] = ()) -> SpanNode:
-    """The trace of one judged item (``item``: a JudgeItem, ``result``: its ItemResult with ``trace``)."""
-    recorded = result.trace or {}
-    calls = recorded.get("calls", [])
-    item_inputs = {"source": item.source, "translation": item.translation, **languages}
+def _stage_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[str, Any]) -> list[SpanNode]:
+    """One judgment's calls as stage nodes (``result``: anything with its ``transcript`` and ``debates``)."""
     stages: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for call in calls:
         stages[call.get("stage", "other")].append(call)
@@ -71,6 +72,33 @@ def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], c
             children.append(SpanNode.around(STAGE_TITLES[stage], [call_node(c, inputs=item_inputs) for c in group]))
         else:  # single-call programs: the call is the item's only child
             children += [call_node(c, inputs=item_inputs) for c in group]
+    return children
+
+
+def _sample_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[str, Any]) -> list[SpanNode]:
+    """A sampled ensemble: one ``sample k`` node per sample, holding that judgment's stages."""
+    by_sample: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for call in calls:
+        by_sample[int(call.get("sample") or 0)].append(call)
+    entries = {t.get("sample"): t for t in result.transcript if t.get("stage") == "sample"}
+    nodes = []
+    for number, group in sorted(by_sample.items()):
+        entry = entries.get(number, {})
+        judgment = SimpleNamespace(transcript=entry.get("transcript", []), debates=entry.get("debates") or {})
+        outputs = {k: entry[k] for k in ("status", "score", "errors", "reason") if k in entry}
+        nodes.append(SpanNode.around(f"sample {number}", _stage_nodes(group, judgment, item_inputs), outputs=outputs,
+                                     attributes={"tribunal.sample": number, "tribunal.rollout_id": number}))
+    return nodes
+
+
+def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], cells: list[Any] = ()) -> SpanNode:
+    """The trace of one judged item (``item``: a JudgeItem, ``result``: its ItemResult with ``trace``)."""
+    recorded = result.trace or {}
+    calls = recorded.get("calls", [])
+    extras = item.extras() if hasattr(item, "extras") else {}
+    item_inputs = {"source": item.source, "translation": item.translation, **extras, **languages}
+    sampled = any("sample" in call for call in calls)
+    children = (_sample_nodes if sampled else _stage_nodes)(calls, result, item_inputs)
     start = recorded.get("start") or min((c.start for c in children), default=0.0)
     end = recorded.get("end") or max((c.end for c in children), default=start + result.seconds)
     outputs = ({"score": result.score, "errors": result.errors} if result.status == "scored"
@@ -80,5 +108,7 @@ def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], c
                   "tribunal.lm_calls": sum(c.get("lm_calls", 0) for c in calls)}
     if result.reason:
         attributes["tribunal.unscored_reason"] = result.reason
+    if getattr(result, "ensemble", None):
+        attributes |= {f"tribunal.samples.{k}": v for k, v in result.ensemble.items()}
     return SpanNode(f"{program} item", start, end, "AGENT", item_inputs, outputs, attributes,
                     error=f"unscored: {result.reason}" if result.status == "unscored" else None, children=children)

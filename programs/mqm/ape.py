@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import ape_mqm_score
+from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.errors import GembaError
 from tribunal.signatures.mqm.gemba import GembaMQM
 from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
@@ -64,6 +65,7 @@ class MQMAPEJudge(dspy.Module):
                         translation_b=edited, **langs).better
         return record | {"better": better, "kept": better == "B"}
 
+    @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         langs = dict(source_lang=source_lang, target_lang=target_lang)
         found = list(invoke(self.lms, "evaluator", "evaluate", self.evaluate, source=source,

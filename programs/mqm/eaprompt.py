@@ -6,6 +6,7 @@ import dspy
 
 from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer, invoke
 from tribunal.programs.mqm.scoring import count_score
+from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
 
 
@@ -15,6 +16,7 @@ class EAPromptJudge(dspy.Module):
         self.lms = lms
         self.analyse = dspy.Predict(ErrorAnalysis)
 
+    @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         out = invoke(self.lms, "eaprompt", "eaprompt", self.analyse, source=source, translation=translation,
                      source_lang=source_lang, target_lang=target_lang)

@@ -20,6 +20,7 @@ import dspy
 from pydantic import BaseModel, ConfigDict
 
 from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer, invoke
+from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.esa_score import ESA_MAX, ESA_MIN, DirectScore, ESAScore
 from tribunal.signatures.mqm.esa_spans import ESASpans
 
@@ -55,6 +56,7 @@ class GembaESAJudge(dspy.Module):
             self.annotate = dspy.Predict(ESASpans)
         self.rate = dspy.Predict(ESAScore if self.marks_spans else DirectScore)
 
+    @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         inputs = dict(source=source, translation=translation, source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []

@@ -6,6 +6,7 @@ import dspy
 
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.programs.mqm.scoring import gemba_mqm_score
+from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.gemba import GembaMQM
 
 
@@ -15,6 +16,7 @@ class GembaMQMJudge(dspy.Module):
         self.lms = lms
         self.annotate = dspy.Predict(GembaMQM)
 
+    @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         out = invoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
                      source_lang=source_lang, target_lang=target_lang)

@@ -20,6 +20,7 @@ import dspy
 
 from tribunal.programs.mqm.demos import dimension_errors, esa_errors, gemba_errors, split_category
 from tribunal.programs.mqm.scoring import esa_from_mqm
+from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
 from tribunal.signatures.mqm.errors import DIMENSIONS, tag
 
 MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
@@ -54,7 +55,8 @@ def human_errors(example: Any) -> list[HumanError]:
 
 def _demo(example: Any, **outputs: Any) -> dspy.Example:
     inputs = {name: example.get(name, "") for name in MT_INPUTS}
-    return dspy.Example(**inputs, **outputs).with_inputs(*MT_INPUTS)
+    inputs |= {name: example[name] for name in SEGMENT_KEYS if example.get(name) is not None}  # reference, context
+    return dspy.Example(**inputs, **outputs).with_inputs(*inputs)
 
 
 def _describe(error: Any, dimension: str) -> str:

@@ -35,6 +35,7 @@ from tribunal.programs.mqm.presets import with_preset
 from tribunal.programs.mqm.roles import RoleLMs, about, invoke
 from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import wmt_mqm_score
+from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.coupled import CoupledAssessment
 from tribunal.signatures.mqm.debater import TOPICS
 from tribunal.signatures.mqm.dimensions import ASSESSORS
@@ -155,6 +156,7 @@ class MMAD(dspy.Module):
         final = merge_most_severe(list(out.errors), translation)
         return final, {"analysis": out.analysis, "answered": [e.model_dump() for e in out.errors]}
 
+    @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         langs = dict(source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []

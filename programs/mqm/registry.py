@@ -46,9 +46,12 @@ PROGRAMS: dict[str, Callable[[Any, RoleLMs | None], Any]] = {
 }
 
 
-def build_program(name: str, config: Any = None, lms: RoleLMs | None = None):
+def build_program(name: str, config: Any = None, lms: RoleLMs | None = None, inputs: Any = None):
     """The program ``name`` with its settings ``config`` (an ``MMADConfig``, ``ESAConfig`` or ``APEConfig``;
-    None: the defaults; the other programs take none)."""
+    None: the defaults; the other programs take none); ``inputs`` (a ``SegmentInputs``) adds the
+    reference and context inputs it asks for."""
+    from tribunal.programs.mqm.segment_inputs import with_segment_inputs
+
     if name not in PROGRAMS:
         raise ValueError(f"unknown program {name!r}; choose one of {', '.join(PROGRAMS)}")
-    return PROGRAMS[name](config, lms)
+    return with_segment_inputs(PROGRAMS[name](config, lms), inputs)

@@ -68,11 +68,15 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
     Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
-    The answer is read by the tolerant adapter and an unusable one is re-asked
-    (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
+    The item's reference and context go along where the predictor takes them
+    (:mod:`tribunal.programs.mqm.segment_inputs`), and a sample's rollout id inside an ensemble
+    (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
+    one is re-asked (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
     """
     from tribunal.programs.answers import ask, tolerant_answers
+    from tribunal.programs.mqm.sampling import rollout_config
     from tribunal.programs.mqm.scheduling import call_slot
+    from tribunal.programs.mqm.segment_inputs import given_to
 
     token = _CALL.set((stage, role))
     try:
@@ -80,6 +84,6 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
 
         lm = lms.for_role(role) if lms else None
         with call_slot(), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
-            return ask(predictor, check=check, role=role, **inputs)
+            return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())
     finally:
         _CALL.reset(token)

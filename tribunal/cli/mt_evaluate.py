@@ -22,6 +22,8 @@ EPILOG = examples(
     "tribunal mt evaluate --lp en-de --lm openai/Qwen2.5-7B-Instruct --api-base http://localhost:8000/v1 "
     "--strategy deliberation --ablate stage2",
     "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --role-lm judge=openai/gpt-4o --program mmad",
+    "tribunal mt evaluate --lp en-de --lm openai/gpt-4o-mini --program gemba-mqm --reference refA --context 2 "
+    "--samples 5 --temperature 1 --combine trimmed",
     "tribunal mt evaluate --config run.toml --limit 50   # flags override the file")
 
 
@@ -55,6 +57,11 @@ def evaluate(
         None, "--processes", help="Worker processes sharing those calls (default: 1; try 2 or more at high concurrency)."
     ),
     demos: Optional[int] = typer.Option(None, "--demos", help="M-MAD: few-shot demos per stage-1 agent (default: the preset's, 4 for paper, 2 for lean)."),
+    reference: Optional[str] = typer.Option(None, "--reference", metavar="NAME|none", help="Show the judge the data set's reference of that name (e.g. refA) beside the translation (default: none, reference-free as in the papers)."),
+    context: Optional[int] = typer.Option(None, "--context", metavar="N", help="Show the judge the N previous segments of the same document (source and this translation of them; from documents/LP.docs) as context, never judged (default: 0)."),
+    samples: Optional[int] = typer.Option(None, "--samples", metavar="K", help="K independent judgments per item (each its own DSPy rollout, never another's cached answer), combined by --combine; calls and spend scale by K (default: 1)."),
+    combine: Optional[str] = typer.Option(None, "--combine", metavar="RULE", help="How --samples are combined: mean (default) | median | trimmed (GEMBA-MQM V2: drop scores beyond 2 sigma, reciprocal-rank weighted average)."),
+    temperature: Optional[float] = typer.Option(None, "--temperature", metavar="T", help="Sampling temperature of every LM call (default: 0); use T > 0 with --samples."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Output folder (default: tribunal-out/mt/<configuration>-<hash>, one per configuration)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files (default: from the program and its settings, e.g. M-MAD-deliberation)."),
     retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again (they are paid again)."),
@@ -86,7 +93,9 @@ def evaluate(
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
-                    "cache": cache, "reasks": reasks},
+                    "cache": cache, "reasks": reasks, "temperature": temperature},
+             "segment": {"reference": reference, "context": context},
+             "sampling": {"samples": samples, "combine": combine},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
              "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
@@ -95,7 +104,7 @@ def evaluate(
     tuned = _tuned_program(program or base.get("program"))
     merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
     given = {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic, "--demos": demos,
-             "--routing": routing, "--batch-poll": batch_poll}
+             "--routing": routing, "--batch-poll": batch_poll, "--combine": combine}
     refuse_conflicts(merged, {k: v for k, v in given.items() if v is not None})
     if ablate:
         merged = merge(merged, _ablation(merged.get("program") or "mmad", list(ablate)))
@@ -114,6 +123,7 @@ def evaluate(
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
+    _sampling_notice(settings)
     result = run_and_report(settings, tracking_settings(tracking_uri, no_track, experiment), trace_sample=trace_sample)
     summary = result.summary
     if summary["scored"] < summary["items"]:
@@ -134,6 +144,19 @@ def refuse_conflicts(merged: dict, given: dict) -> None:
         raise UserError("--routing: balances several endpoints; give --api-base more than once")
     if "--batch-poll" in given and not (merged.get("batch") or {}).get("enabled"):
         raise UserError("--batch-poll: only used with --batch")
+    if "--combine" in given and int((merged.get("sampling") or {}).get("samples") or 1) < 2:
+        raise UserError("--combine: combines the judgments of --samples K; give --samples 2 or more")
+
+
+def _sampling_notice(settings) -> None:
+    """The note for K samples at temperature 0 (they are fresh calls, but a deterministic model repeats itself)."""
+    from tribunal.cli.lm_options import independent_repeats_notice
+
+    notice = independent_repeats_notice(settings.sampling.samples, settings.lm.temperature or 0.0, "--samples")
+    if notice:
+        from rich.markup import escape
+
+        make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
 
 
 def _tuned_program(value: Optional[str]) -> dict:
@@ -145,12 +168,18 @@ def _tuned_program(value: Optional[str]) -> dict:
         return {}  # a program name, or a wrong type that the config's validation reports
     from tribunal.optimizers.export import read_export
 
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+
     document = read_export(value)
     info = document["program"]
     tuned = {"program": info["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
+    config = dict(info.get("config") or {})
+    segment = {key: config.pop(key) for key in SEGMENT_KEYS if key in config}  # the export's reference / context
+    if segment:
+        tuned["segment"] = segment
     section = SETTINGS_SECTIONS.get(info["name"])
-    if section and info.get("config"):
-        tuned[section] = dict(info["config"])
+    if section and config:
+        tuned[section] = config
     return tuned
 
 
@@ -210,6 +239,21 @@ def span_reasons(spans: dict) -> dict[str, str]:
             for name, reason in (("precision", precision), ("recall", recall), ("f1", f1))}
 
 
+def sampling_line(sampling: dict) -> str:
+    """``samples: K=5 per item, combined by trimmed; the calls, tokens and spend below are for all 5 ...``."""
+    k = sampling["k"]
+    text = (f"samples: K={k} per item, combined by {sampling['rule']}; the LM calls, tokens and spend below cover "
+            f"all {k} samples (x{k} a single judgment)")
+    if sampling["dropped"]:
+        text += (f"; {sampling['dropped']} unusable samples dropped in {sampling['items_with_dropped']} items "
+                 "(each scored from the rest)")
+    if sampling["items_too_few"]:
+        text += f"; {sampling['items_too_few']} items unscored with fewer than ceil(K/2) usable samples"
+    if sampling.get("mean_std") is not None:
+        text += f"; per-item spread: mean std {number(sampling['mean_std'])}, largest {number(sampling['max_std'])}"
+    return text
+
+
 def print_summary(console, result) -> None:
     """The run's summary: items, calls, spend, agreement with the humans, files, signature."""
     s = result.summary
@@ -224,6 +268,8 @@ def print_summary(console, result) -> None:
     if s["unscored_permanent"]:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
             "rerun with --retry-unscored to pay for them again")
+    if s.get("sampling"):
+        say(sampling_line(s["sampling"]))
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
     kinds = ", ".join(f"{k} {v}" for k, v in s.get("lm_reasks_by_kind", {}).items())
     reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
@@ -258,7 +304,8 @@ def print_summary(console, result) -> None:
 
         for text in ceiling_lines(result.ceiling):
             say(text)
-    say(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}")
+    say(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}"
+        + (f", {result.paths['samples']}" if "samples" in result.paths else ""))
     if s.get("system_scores_gap"):
         say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
             "test set only")

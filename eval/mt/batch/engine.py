@@ -18,6 +18,7 @@ from dspy.utils.exceptions import LMProviderError
 
 from tribunal.eval.mt.batch.ledger import BatchLedger
 from tribunal.eval.mt.batch.providers import BatchLine, BatchProvider, provider_of
+from tribunal.programs.mqm.sampling import current_rollout
 
 
 class Parked(BaseException):
@@ -42,9 +43,16 @@ def collecting(wants: dict[str, tuple[str, BatchLine]]) -> Iterator[dict[str, tu
         _WANTS.reset(token)
 
 
-def request_key(provider: str, body: dict[str, Any]) -> str:
-    """A custom_id valid for both providers (64 hex characters) naming the exact request."""
-    text = json.dumps({"provider": provider, "body": body}, sort_keys=True, ensure_ascii=False)
+def request_key(provider: str, body: dict[str, Any], rollout: int | None = None) -> str:
+    """A custom_id valid for both providers (64 hex characters) naming the exact request.
+
+    ``rollout``: the sample of a sampled ensemble (:mod:`tribunal.programs.mqm.sampling`): the K
+    samples send the same body, and each must be a line of its own.
+    """
+    named: dict[str, Any] = {"provider": provider, "body": body}
+    if rollout is not None:
+        named["rollout"] = rollout
+    text = json.dumps(named, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -62,7 +70,7 @@ class BatchEngine:
         name, _ = provider_of(request.model)
         provider = self.providers[name]
         body = provider.body(request)
-        key = request_key(name, body)
+        key = request_key(name, body, current_rollout())
         answer = self.ledger.answers.get(key)
         if answer is not None:
             return provider.response(answer, request)

@@ -74,7 +74,7 @@ class BatchRun:
             for item in waiting:
                 try:
                     with collecting(wants), scheduled(self.scheduler):
-                        result = judge_item(self.program, item, languages)
+                        result = judge_item(self.program, item, languages, self.config.sampling)
                 except Parked:
                     still.append(item)
                     continue

@@ -1,0 +1,143 @@
+"""Sampled ensembles (``mt evaluate --samples K --combine RULE``): K independent judgments per item.
+
+Sample k (1..K) runs the whole judge on the item under DSPy ``rollout_id`` k
+(:mod:`tribunal.programs.mqm.sampling`), so no sample is another's cached answer: K samples are K
+provider calls per LM call of the judge, and calls, tokens and spend scale by K. The samples run
+side by side under the runner's call slots (:func:`~tribunal.programs.mqm.scheduling.fan_out`); in
+batch mode they are parked together, so an item's K requests travel in the same batch.
+
+**Combining.** The usable samples' scores are combined by the rule (:mod:`tribunal.eval.mt.combine`:
+``mean``, ``median``, or GEMBA-MQM V2's ``trimmed``). The item's error spans (and M-MAD's debates)
+are those of the sample whose score is nearest the combined one, among the samples the rule kept
+(the first such sample on a tie): a real annotation of one judgment, never a mixture.
+
+**Unusable samples.** A sample whose answer is unusable or whose calls failed is dropped; the item
+is scored from the others when at least ceil(K/2) samples are usable (the summary and the item's
+``ensemble`` record say how many were dropped). With fewer, the item is unscored
+(:class:`TooFewSamples`): retryable when a dropped sample got no answer (a rerun judges the item
+again, and its usable samples come back from the response cache at no cost), permanent otherwise.
+
+Every sample is kept in the item's transcript (``{"stage": "sample", "sample": k, ...}``), and the
+spread (the K scores, std, min, max, what was kept and dropped) in its ``ensemble`` record.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tribunal.eval.mt.combine import combine, nearest, spread
+
+MAX_SAMPLES = 64
+
+
+class SamplingSettings(BaseModel):
+    """How many judgments per item, and how they are combined."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    samples: int = Field(1, ge=1, le=MAX_SAMPLES, description="independent judgments per item (K)")
+    combine: Literal["mean", "median", "trimmed"] = Field(
+        "mean", description="how the K scores become one: mean | median | trimmed (GEMBA-MQM V2: drop scores "
+                            "beyond 2 sigma, then a reciprocal-rank weighted average)")
+
+    @property
+    def used(self) -> bool:
+        return self.samples > 1
+
+    @property
+    def needed(self) -> int:
+        """Usable samples an item needs to be scored: ceil(K/2)."""
+        return math.ceil(self.samples / 2)
+
+    def name_parts(self) -> list[str]:
+        """What the metric name says: ``["k5", "trimmed"]`` (nothing for one sample)."""
+        return [f"k{self.samples}", self.combine] if self.used else []
+
+
+class TooFewSamples(Exception):
+    """Fewer than ceil(K/2) samples of an item were usable; ``failure`` is how the item ends."""
+
+    def __init__(self, message: str, failure: Any, lm_response: str | None = None):
+        super().__init__(message)
+        self.failure, self.lm_response = failure, lm_response
+
+
+@dataclass
+class Sample:
+    number: int
+    prediction: Any = None
+    error: BaseException | None = None
+
+
+def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
+    from tribunal.eval.mt.failures import classify_failure
+    from tribunal.programs.mqm.sampling import rollout
+
+    with rollout(number):
+        try:
+            return Sample(number, prediction=program(**inputs))
+        except Exception as exc:  # a failed or unusable sample is dropped; a bug propagates
+            if classify_failure(exc) is None:
+                raise
+            return Sample(number, error=exc)
+
+
+def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | None = None) -> Any:
+    """The item's prediction: one judgment, or ``sampling.samples`` combined (see the module docstring)."""
+    if sampling is None or not sampling.used:
+        return program(**inputs)
+    from tribunal.programs.mqm.scheduling import fan_out
+
+    samples = fan_out([functools.partial(_sample, program, inputs, k) for k in range(1, sampling.samples + 1)])
+    return combined(samples, sampling)
+
+
+def _record(sample: Sample) -> dict[str, Any]:
+    if sample.prediction is None:
+        detail = " ".join(str(sample.error).split())[:300]
+        return {"stage": "sample", "sample": sample.number, "rollout_id": sample.number, "status": "unscored",
+                "reason": f"{type(sample.error).__name__}: {detail}"}
+    p = sample.prediction
+    return {"stage": "sample", "sample": sample.number, "rollout_id": sample.number, "status": "scored",
+            "score": float(p.score), "errors": [e.model_dump() for e in p.errors], "debates": p.debates,
+            "transcript": p.transcript}
+
+
+def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
+    """One prediction from the samples, or :class:`TooFewSamples`."""
+    import dspy
+
+    usable = [s for s in samples if s.prediction is not None]
+    dropped = [s for s in samples if s.prediction is None]
+    if len(usable) < sampling.needed:
+        raise _too_few(usable, dropped, sampling)
+    scores = [float(s.prediction.score) for s in usable]
+    result = combine(scores, sampling.combine)
+    chosen = usable[nearest(scores, result.value, result.kept)]
+    record = {"samples": sampling.samples, "rule": sampling.combine, "score": result.value,
+              "scores": [float(s.prediction.score) if s.prediction is not None else None for s in samples],
+              "kept": [usable[i].number for i in result.kept], "usable": len(usable),
+              "dropped": [s.number for s in dropped], "chosen": chosen.number, **spread(scores)}
+    transcript = [_record(s) for s in samples] + [{"stage": "combine", **record}]
+    extra = {"scale": chosen.prediction.get("scale")} if chosen.prediction.get("scale") else {}
+    return dspy.Prediction(errors=list(chosen.prediction.errors), score=result.value, transcript=transcript,
+                           debates=chosen.prediction.debates, ensemble=record, **extra)
+
+
+def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:
+    from tribunal.eval.mt.failures import Failure, classify_failure
+
+    failures = [classify_failure(s.error) for s in dropped]
+    retryable = any(f.retryable for f in failures)
+    first = failures[0]
+    label = f"too few usable samples ({first.label})"
+    detail = f"{len(usable)} of {sampling.samples} usable, {sampling.needed} needed; " + "; ".join(
+        f"sample {s.number}: {' '.join(str(s.error).split())[:120]}" for s in dropped)
+    response = next((getattr(s.error, "lm_response", None) for s in dropped if getattr(s.error, "lm_response", None)),
+                    None)
+    return TooFewSamples(detail, Failure(label, retryable), response)
