@@ -43,10 +43,10 @@ ERRORS = {0: (0, 0), -1: (0, 1), -2: (0, 2), -3: (0, 3), -5: (1, 0), -6: (1, 1),
 HUMAN1 = np.array([[95, 85, 60], [80, 92, 40], [70, 75, 90], [98, 78, 55], [30, 88, 62], [84, 66, 97]], dtype=float)
 HUMAN2 = np.array([[90, 88, 50], [85, 90, 55], [72, 70, 85], [95, 70, 65]] + [[np.nan] * 3] * 2)
 
-# After merging the `field` branch: CONTEXT = ["--context", "2"] (the two previous segments of the same
-# document shown as context). The check in the test then asserts that they reach the prompt of the long
-# segment and that doc1's segments do not.
-CONTEXT: list[str] = []
+# The two previous segments of the same document are shown as context: the test asserts that they reach
+# the prompt of the long segment and that doc1's segments do not.
+CONTEXT: list[str] = ["--context", "2"]
+METRIC = "GEMBA-MQM-ctx2"
 
 
 def translation(segment: int, system: str) -> str:
@@ -129,7 +129,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     if CONTEXT:  # the two previous segments of doc2 reach the long segment's prompt; doc1's do not
         body = next(b.decode() for b in state.bodies if json.dumps(long_text)[1:-1] in b.decode())
         assert SOURCES[2] in body and SOURCES[3] in body and SOURCES[1] not in body
-    seg_file = out / "metric-scores" / LP / "GEMBA-MQM-src.seg.score"
+    seg_file = out / "metric-scores" / LP / f"{METRIC}-src.seg.score"
     written = [float(line.split("\t")[1]) for line in seg_file.read_text().splitlines()]
     assert np.array_equal(np.array(written).reshape(3, 6).T, JUDGE)  # every designed score, cell by cell
 
@@ -153,7 +153,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
                    "--output", table, "--no-track")
     assert meta.status == 0, meta.err
     header, *rows = [r.split("\t") for r in table.read_text().splitlines()]
-    row = dict(zip(header, next(r for r in rows if r[0] == "GEMBA-MQM")))
+    row = dict(zip(header, next(r for r in rows if r[0] == METRIC)))
     # acc_eq by hand: the judge orders every within-segment pair of systems as esa-human1 does, except
     # sysA/sysB of segment 2 (judge -5 > -6, gold 70 < 75); no ties on either side, so epsilon 0 is best:
     # per-segment accuracies 1, 1, 2/3, 1, 1, 1 -> mean 17/18.
@@ -171,7 +171,7 @@ def test_wmt25_fetch_evaluate_meta_eval_agreement(tmp_path, served, capsys, monk
     assert "agreement on 12 items rated by 2 raters" in agreed.out
     header, *rows = [r.split("\t") for r in output.read_text().splitlines()]
     by_label = {r[0]: dict(zip(header, r)) for r in rows}
-    versus = by_label["GEMBA-MQM-src vs esa-human2"]
+    versus = by_label[f"{METRIC}-src vs esa-human2"]
     assert float(versus["pearson"]) == pytest.approx(pearsonr(judge, h2).statistic)
     assert float(versus["kendall_tau_b"]) == pytest.approx(kendalltau(judge, h2).statistic)
     import krippendorff
