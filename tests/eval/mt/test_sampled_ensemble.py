@@ -98,7 +98,7 @@ def test_k_samples_are_k_hits_with_the_cache_on_and_combine_as_documented(rule, 
 def test_unusable_samples_are_dropped_and_too_few_leave_the_item_unscored(data, tmp_path, capsys):
     with loopback_server(ScriptedSamples([["minor"], "garbage", ["major"]])) as (api_base, _):
         dropped = evaluate(capsys, api_base, data, tmp_path / "one", "--samples", "3", "--temperature", "1",
-                           "--no-cache", "--no-track")
+                           "--reasks", "0", "--no-cache", "--no-track")  # no re-ask: the bad sample stays bad
     assert dropped.status == 0, dropped.err
     assert f"{ITEMS} unusable samples dropped in {ITEMS} items (each scored from the rest)" in dropped.out
     cells = lines(tmp_path / "one" / "errors.jsonl")
@@ -107,12 +107,12 @@ def test_unusable_samples_are_dropped_and_too_few_leave_the_item_unscored(data, 
 
     with loopback_server(ScriptedSamples(["garbage", "garbage", ["major"]])) as (api_base, _):
         few = evaluate(capsys, api_base, data, tmp_path / "two", "--samples", "3", "--temperature", "1",
-                       "--no-cache", "--no-track")
+                       "--reasks", "0", "--no-cache", "--no-track")
     assert few.status == 3
-    assert f"unscored: {ITEMS} x too few usable samples (unparseable answer)" in few.out
+    assert f"unscored: {ITEMS} x too few usable samples (refusal)" in few.out  # prose with no field
     assert f"{ITEMS} unscored with an unusable answer" in few.out  # permanent: --retry-unscored to pay again
     reasons = {c["reason"] for c in lines(tmp_path / "two" / "errors.jsonl")}
-    assert all(r.startswith("too few usable samples (unparseable answer): 1 of 3 usable, 2 needed") for r in reasons)
+    assert all(r.startswith("too few usable samples (refusal): 1 of 3 usable, 2 needed") for r in reasons)
 
 
 def test_samples_at_temperature_zero_get_a_note(data, tmp_path, capsys):
