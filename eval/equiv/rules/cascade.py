@@ -2,8 +2,14 @@
 
 The screen (the chain rule by default) scores every pair. A score below ``low`` is "clearly
 different", a score at or above ``high`` "clearly same"; only pairs in the uncertain band
-``[low, high)`` (and any pair the screen could not score) reach the judge. The default band
-comes from the screen's threshold sweep by the rule in :mod:`tribunal.eval.equiv.bands`.
+``[low, high)`` (and any pair the screen could not score) reach the judge. A screen that records
+evidence (the chain rule: ``detail["evidence"]``, :mod:`~tribunal.eval.equiv.chain_evidence`)
+overrides the band: ``different`` (a named or structural difference) and ``verified`` (the same
+content words in every step) are decided alone; ``blocked`` (a step kept but a word replaced: a
+minimal swap, or an alias the rule cannot verify) always goes to the judge; ``open`` (a step
+reworded as a whole) is "same" only at or above ``high`` and otherwise goes to the judge, since a
+low similarity may be an alias the encoder does not know. The default ``high`` comes from the
+calibration seeds by the rule in :mod:`tribunal.eval.equiv.bands`.
 
 Each judgment records its ``route``; a screened pair costs no LM call and saves the judge's
 whole per-pair budget (``calls_saved``).
@@ -30,17 +36,19 @@ class CascadeRule(EquivalenceRule):
     def label(self) -> str:
         return f"cascade-{self.judge.label}"
 
-    def route(self, score: float | None) -> str:
-        """Where a pair with this screen score goes."""
+    def route(self, score: float | None, evidence: str | None = None) -> str:
+        """Where a pair with this screen score (and the screen's evidence, if any) goes."""
         if score is None or score != score:  # unscored or NaN: the judge decides
             return "judge"
-        if score >= self.high:
+        if evidence in ("different", "verified"):
+            return "screen-different" if evidence == "different" else "screen-same"
+        if score >= self.high and evidence != "blocked":
             return "screen-same"
-        return "screen-different" if score < self.low else "judge"
+        return "screen-different" if score < self.low and evidence is None else "judge"
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         screened = self.screen.judge_pairs(pairs, repeat)
-        routes = [self.route(j.score) for j in screened]
+        routes = [self.route(j.score, j.votes[0].detail.get("evidence") if j.votes else None) for j in screened]
         uncertain = [k for k, r in enumerate(routes) if r == "judge"]
         judged = dict(zip(uncertain, self.judge.judge_pairs([pairs[k] for k in uncertain], repeat))) if uncertain else {}
         budget = getattr(self.judge, "calls_per_pair", 0)
