@@ -254,3 +254,13 @@ def load_suite(path: Path | None = None) -> Suite:
     # the rewording table shapes the built pairs, so it is part of the data hash
     hashed = [path, rewordings_path()] if uses_seeds else [path]
     return Suite(name=path.stem, hash=files_hash(hashed), pairs=tuple(pairs))
+
+
+def split_seeds(suite: Suite, first: int) -> tuple[Suite, Suite]:
+    """The pairs of the first ``first`` seeds (by first appearance) and those of the rest, as two suites."""
+    seeds = list(dict.fromkeys(p.original.id for p in suite.pairs))[:first]
+    head = tuple(p for p in suite.pairs if p.original.id in seeds)
+    tail = tuple(p for p in suite.pairs if p.original.id not in seeds)
+    return (Suite(name=f"{suite.name}-seeds-1-{first}", hash=suite.hash, pairs=head),
+            Suite(name=f"{suite.name}-seeds-{first + 1}-", hash=suite.hash, pairs=tail))
+

@@ -88,7 +88,7 @@ def test_the_registry_builds_a_cascade_on_the_chain_rule_sharing_the_llm_judge()
     before = len(engine.calls)
     cascade.judge_pairs(pairs)
     assert len(engine.calls) == before  # nothing paid twice
-    assert "low=0.15" in cascade.setting() and "high=0.5" in cascade.setting()
+    assert "low=0," in cascade.setting() and "high=1," in cascade.setting()
 
 
 def test_audit_of_llm_and_cascade_over_http_reports_the_calls_saved(tmp_path, monkeypatch, capsys):

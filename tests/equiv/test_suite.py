@@ -14,10 +14,10 @@ def suite():
     return load_suite()
 
 
-def test_shipped_suite_has_40_hypotheses_and_four_valid_perturbations_each(suite):
+def test_shipped_suite_has_40_hypotheses_and_seven_valid_perturbations_each(suite):
     originals = {p.original.id for p in suite.pairs}
-    assert len(originals) == 40 and len(suite.pairs) == 160
-    assert len(suite.hypotheses()) == 200
+    assert len(originals) == 40 and len(suite.pairs) == 280
+    assert len(suite.hypotheses()) == 320
     for kind in PERTURBATION_KINDS:
         assert sum(p.kind == kind for p in suite.pairs) == 40
     for pair in suite.pairs:
@@ -37,6 +37,12 @@ def test_perturbations_change_what_their_kind_says(suite):
             assert o.entities == p.entities and [s.text for s in o.steps] != [s.text for s in p.steps]
         elif pair.kind == "first-step-swapped":
             assert o.entities[0] != p.entities[0] and o.entities[1:] == p.entities[1:]
+        elif pair.kind == "alias-chain":
+            assert o.entities == p.entities and o.relations == p.relations and o.steps != p.steps
+        elif pair.kind.endswith("-minimal"):
+            steps = [i for i, (a, b) in enumerate(zip(o.steps, p.steps)) if a != b]
+            links = [i for i, (a, b) in enumerate(zip(o.relations, p.relations)) if a != b]
+            assert len(steps + links) == 1 and ((steps + links)[0] == 0) == pair.kind.startswith("first")
         else:
             changed = [i for i, (a, b) in enumerate(zip(o.entities, p.entities)) if a != b]
             assert len(changed) == 1 and 0 < changed[0] < len(o.steps) - 1

@@ -1,15 +1,9 @@
 """Cascade: a cheap screening rule decides where it is confident, the LLM judge decides the rest.
 
-The screen (the chain rule by default) scores every pair. A score below ``low`` is "clearly
-different", a score at or above ``high`` "clearly same"; only pairs in the uncertain band
-``[low, high)`` (and any pair the screen could not score) reach the judge. A screen that records
-evidence (the chain rule: ``detail["evidence"]``, :mod:`~tribunal.eval.equiv.chain_evidence`)
-overrides the band: ``different`` (a named or structural difference) and ``verified`` (the same
-content words in every step) are decided alone; ``blocked`` (a step kept but a word replaced: a
-minimal swap, or an alias the rule cannot verify) always goes to the judge; ``open`` (a step
-reworded as a whole) is "same" only at or above ``high`` and otherwise goes to the judge, since a
-low similarity may be an alias the encoder does not know. The default ``high`` comes from the
-calibration seeds by the rule in :mod:`tribunal.eval.equiv.bands`.
+The screen (the chain rule by default) scores every pair and, for the chain rule, records what
+it found (named differences, verified steps, substitutions it cannot verify); the screen decides
+alone where that is conclusive, and the LLM judge decides the rest. The routing and how its
+default band is calibrated: :mod:`tribunal.eval.equiv.bands`.
 
 Each judgment records its ``route``; a screened pair costs no LM call and saves the judge's
 whole per-pair budget (``calls_saved``).
@@ -19,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from tribunal.eval.equiv.bands import screen_route
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair, SimilarityRule
 
 
@@ -38,13 +33,7 @@ class CascadeRule(EquivalenceRule):
 
     def route(self, score: float | None, evidence: str | None = None) -> str:
         """Where a pair with this screen score (and the screen's evidence, if any) goes."""
-        if score is None or score != score:  # unscored or NaN: the judge decides
-            return "judge"
-        if evidence in ("different", "verified"):
-            return "screen-different" if evidence == "different" else "screen-same"
-        if score >= self.high and evidence != "blocked":
-            return "screen-same"
-        return "screen-different" if score < self.low and evidence is None else "judge"
+        return screen_route(score, evidence, self.low, self.high)
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         screened = self.screen.judge_pairs(pairs, repeat)

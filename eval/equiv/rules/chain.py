@@ -24,8 +24,9 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from tribunal.eval.equiv.abbreviations import expand_against
-from tribunal.eval.equiv.chain_alignment import ChainAlignment, align_chains, reordered
+from tribunal.eval.equiv.chain_alignment import align_chains, reordered
 from tribunal.eval.equiv.chain_evidence import chain_evidence
+from tribunal.eval.equiv.step_contrast import contrast_steps
 from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
 from tribunal.eval.equiv.hypothesis import Hypothesis
 from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, Vote
@@ -40,9 +41,10 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
 
 
-def describe(alignment: ChainAlignment, a: Hypothesis, b: Hypothesis, is_reordered: bool) -> str:
-    """One line naming the step that decides the verdict."""
-    i, j, value = alignment.weakest
+def describe(weakest: tuple, a: Hypothesis, b: Hypothesis, is_reordered: bool) -> str:
+    """One line naming the step that decides the verdict (``weakest``: step of A or None, step of B
+    or None, similarity)."""
+    i, j, value = weakest
     if i is not None and j is not None:
         where = f"weakest step A[{i}] {a.steps[i].text!r} ~ B[{j}] {b.steps[j].text!r} = {value:.3f}"
     elif i is not None:
@@ -92,18 +94,20 @@ class ChainRule(SimilarityRule):
 
     def _vote(self, order: str, a: Hypothesis, b: Hypothesis, sim: np.ndarray, compared) -> Vote:
         alignment = align_chains(sim, self.allow_extra_steps)
-        moved = reordered(sim, self.threshold) and alignment.score < self.threshold
+        # the same steps (same content words) in another order: a structural difference at any threshold
+        equal = np.array([[float(contrast_steps(x, y).kind == "equal") for x, y in row] for row in compared])
+        moved_equal = reordered(equal, 1.0)
+        moved = moved_equal or (reordered(sim, self.threshold) and alignment.score < self.threshold)
         unmatched = alignment.weakest[0] is None or alignment.weakest[1] is None
-        evidence = chain_evidence(alignment, compared, a.relations, b.relations, structural=moved or unmatched)
+        evidence = chain_evidence(alignment, compared, a.relations, b.relations, structural=moved_equal or unmatched)
         # a step the rule verified (same content words) counts as 1; a named difference makes the pair 0
         values = [(1.0 if evidence.contrasts[(i, j)].kind == "equal" else v, i, j) for i, j, v in alignment.matched]
         score = 0.0 if evidence.evidence == "different" else min(v for v, _, _ in values)
-        summary = describe(alignment, a, b, moved)
-        if evidence.evidence == "different" and not (moved or unmatched):
+        if evidence.evidence == "different" and not (moved_equal or unmatched):
             summary = f"named difference {evidence.reason}"
-        elif values and not unmatched:
+        else:
             value, i, j = min(values)
-            summary = f"weakest step A[{i}] {a.steps[i].text!r} ~ B[{j}] {b.steps[j].text!r} = {value:.3f}"
+            summary = describe(alignment.weakest if unmatched else (i, j, value), a, b, moved)
         detail = {"summary": summary, "evidence": evidence.evidence, "contrasts": evidence.notes(),
                   "aligned": [[i, j, round(v, 4)] for i, j, v in alignment.matched],
                   "extra_a": list(alignment.extra_a), "extra_b": list(alignment.extra_b), "reordered": moved}
