@@ -2,8 +2,10 @@
 
 - ``alias-chain`` (same mechanism): the steps are renamed through aliases (abbreviation <->
   expansion, gene <-> protein name, brand <-> generic, symbol <-> name); every entity and relation
-  is kept, at least one step is reworded, and no reworded step changes a number or a direction
-  word (a rewording that turns "raised" into "lowered" is not an alias). With an alias table (the
+  is kept, at least one step is reworded, and no reworded step changes a quantity (a number
+  standing alone) or a direction word (a rewording that turns "raised" into "lowered" is not an
+  alias). Digits inside a name are not checked: gene and protein names differ in them (HIF-2 alpha
+  is EPAS1). With an alias table (the
   suite's seeds) every text must be a known name of its entity.
 - ``first-step-minimal`` / ``middle-step-minimal`` (different mechanism): one entity, number,
   direction or relation changed in one place, the rest verbatim. Either one step (the first; or

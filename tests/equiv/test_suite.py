@@ -95,3 +95,26 @@ def test_a_duplicated_seed_id_is_refused_with_file_and_line(tmp_path, monkeypatc
         main()
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith(f"tribunal: error: {path}:3: duplicate id") and err.count("\n") == 1
+
+
+def test_checks_of_the_kinds_people_make():
+    base = _h(["ILC2s secrete IL-13", "eosinophil recruitment", "increased mucus production", "airway obstruction"])
+    renamed = ["ILC2s secrete interleukin-13", "eosinophil recruitment", "increased mucus production", "airway obstruction"]
+    assert check_perturbation("alias-chain", base, _h(base.entities, renamed)) == []
+    dosed = _h(["IL-13 above 5 ng/ml", *base.entities[1:]])
+    numbered = ["interleukin-13 above 6 ng/ml", *renamed[1:]]  # a quantity changed: not an alias
+    assert "changes a number or a direction" in check_perturbation("alias-chain", dosed, _h(dosed.entities, numbered))[0]
+    turned = [renamed[0], renamed[1], "decreased mucus production", renamed[3]]
+    assert check_perturbation("alias-chain", base, _h(base.entities, turned))
+    minimal = ["ILC2s secrete IL-9", *base.entities[1:]]
+    assert check_perturbation("first-step-minimal", base, _h(minimal)) == []
+    assert check_perturbation("middle-step-minimal", base, _h(minimal))  # the first step is not a middle one
+    one_run = ["mast cells secrete IL-13", *base.entities[1:]]
+    assert check_perturbation("first-step-minimal", base, _h(one_run)) == []  # one word for two, in one place
+    two_places = ["Th2 cells secrete IL-9", *base.entities[1:]]
+    assert "one place" in check_perturbation("first-step-minimal", base, _h(two_places))[0]
+    whole = ["allergen exposure", *base.entities[1:]]
+    assert "keep some of its words" in check_perturbation("first-step-minimal", base, _h(whole))[0]
+    link = _h(base.entities, relations=["causes", "inhibits", "causes"])
+    assert check_perturbation("middle-step-minimal", base, link) == []
+    assert check_perturbation("first-step-minimal", base, link)  # the changed link is not the first
