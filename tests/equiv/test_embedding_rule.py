@@ -41,4 +41,3 @@ def test_minilm_embeds_the_suite_in_one_batched_pass():
     assert np.all((scores > 0) & (scores <= 1.0 + 1e-6))
     wording_only = [j.score for p, j in zip(suite.pairs, judgments) if p.kind == "wording-only"]
     assert min(wording_only) > 0.77  # explanation rewording alone keeps MiniLM above the threshold
-    assert rule.encode_seconds < 60
