@@ -1,8 +1,8 @@
 """Verdict accuracy of an equivalence judge against perturbation labels.
 
-The label of a perturbed pair follows from its kind: ``wording-only`` and ``wording-chain``
-keep the mechanism ("same"); ``first-step-swapped`` and ``middle-step-swapped`` change it
-("different"). An example carrying ``verdict`` (a labelled pair file's ``label``) is judged by it.
+The label of a perturbed pair follows from its kind: ``wording-only``, ``wording-chain`` and
+``alias-chain`` keep the mechanism ("same"); ``first-step-swapped``, ``middle-step-swapped`` and
+the two minimal swaps change it ("different"). An example carrying ``verdict`` (a labelled pair file's ``label``) is judged by it.
 """
 
 from __future__ import annotations
@@ -14,14 +14,20 @@ from tribunal.optimizers.metric_base import JudgeMetric, Outcome, unscored
 EXPECTED_VERDICT = {
     "wording-only": "same",
     "wording-chain": "same",
+    "alias-chain": "same",
     "first-step-swapped": "different",
     "middle-step-swapped": "different",
+    "first-step-minimal": "different",
+    "middle-step-minimal": "different",
 }
 WHY = {
     "wording-only": "only the explanation was reworded; the causal chain is unchanged",
     "wording-chain": "the chain was reworded with aliases; the ordered entities and relations are unchanged",
     "first-step-swapped": "the initiating event was replaced",
     "middle-step-swapped": "a load-bearing intermediate step was replaced",
+    "alias-chain": "the steps were renamed through aliases (abbreviations, gene/protein, brand/generic names)",
+    "first-step-minimal": "one entity, number, direction or relation of the initiating event was changed",
+    "middle-step-minimal": "one entity, number, direction or relation of a later step or link was changed",
 }
 
 

@@ -6,7 +6,7 @@ SPECs (``A-B`` is the half-open item range ``[A, B)``; ``A-`` runs to the end; n
   ``$TRIBUNAL_DATA/mqm-ted`` (``~/.tribunal/data/mqm-ted`` otherwise). ``mqm-ted:FILE.tsv[:A-B]``
   reads any TSV of the same format. One item = one rater's annotation of one system output.
 - ``suite[:FILE.jsonl][:A-B]`` -- pairs of the perturbation suite (the shipped one by default),
-  labelled "same" (wording-only, wording-chain) or "different" (first-/middle-step-swapped).
+  labelled "same" (wording-only, wording-chain, alias-chain) or "different" (the swaps, minimal or whole-step).
 - ``pairs:FILE.jsonl[:A-B]`` -- a labelled pair file (``tribunal.eval.equiv.pairs``: each line
   ``{"id", "kind", "label": "same"|"different", "a", "b"}``); the label is the gold verdict.
 

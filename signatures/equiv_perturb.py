@@ -17,6 +17,23 @@ KIND_INSTRUCTIONS = {
     "middle-step-swapped": "Replace exactly one intermediate step (not the first, not the last) with a different, "
                            "plausible step (a new entity name and text). Keep all other steps and relations "
                            "exactly as given; update the statement and explanation accordingly.",
+    "alias-chain": "Rename the steps through aliases a specialist knows: abbreviation <-> expansion (IL-33 / "
+                   "interleukin-33), gene <-> protein name (UCP1 / thermogenin), brand <-> generic name (Taxol / "
+                   "paclitaxel), chemical symbol <-> name (Na+ / sodium). Rename every step that has such a name; "
+                   "keep each step's entity field, its numbers and its direction words (increased, reduced, ...), "
+                   "their order and the relations exactly as given; rewrite the statement and explanation to use "
+                   "the new names.",
+    "first-step-minimal": "Change ONE thing in the initiating event (the first step): one entity for a close "
+                          "neighbour (a sibling cytokine, another drug of the same class, a neighbouring receptor), "
+                          "one number, or one direction word (increased -> decreased, activates -> inhibits); or "
+                          "reverse the first relation instead. Replace at most four words and copy the rest of the "
+                          "step, every other step and every other relation character for character; give the changed "
+                          "step a new entity equal to its new text. Update the statement and explanation to match.",
+    "middle-step-minimal": "Change ONE thing in one intermediate step (not the first, not the last): one entity for a "
+                           "close neighbour, one number, or one direction word; or reverse one relation after the "
+                           "first instead. Replace at most four words and copy the rest of the step, every other step "
+                           "and every other relation character for character; give the changed step a new entity "
+                           "equal to its new text. Update the statement and explanation to match.",
 }
 
 

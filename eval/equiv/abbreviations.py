@@ -10,7 +10,8 @@ words of the other is replaced by those words. The matching follows Schwartz & H
   ("AGEs") is dropped;
 - its letters and digits must occur, in order, in the long form, the first one at the start
   of the long form's first word;
-- the long form has at most ``min(|short| + 5, 2 * |short|)`` words; the shortest span wins.
+- the long form has at most ``min(|short| + 5, 2 * |short|)`` words; the shortest span wins;
+- the long form does not repeat a part of the short form ("TNF-alpha" is not "TNF beta release").
 
 Pure string functions; nothing is learnt, nothing depends on the data at hand.
 """
@@ -38,6 +39,7 @@ def short_form(token: str) -> str | None:
 def long_form(short: str, text: str) -> str | None:
     """The shortest run of words of ``text`` that ``short`` abbreviates, or None."""
     chars = [c.lower() for c in short if c.isalnum()]
+    parts = {p.lower() for p in _WORD_SPLIT.split(short) if p.isalpha() and len(p) >= 2}
     words = [w for w in _WORD_SPLIT.split(text.strip(_EDGE)) if w]
     limit = min(len(chars) + 5, 2 * len(chars))
     best: list[str] | None = None
@@ -52,7 +54,8 @@ def long_form(short: str, text: str) -> str | None:
             else:
                 index, position = index + 1, 0
         span = words[start:index + 1]
-        if matched == len(chars) and len(span) <= limit and (best is None or len(span) < len(best)):
+        repeats = {w.lower().strip(_EDGE) for w in span} & parts  # an expansion spells out, never repeats
+        if matched == len(chars) and len(span) <= limit and not repeats and (best is None or len(span) < len(best)):
             best = span
     return " ".join(best) if best else None
 

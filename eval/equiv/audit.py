@@ -35,6 +35,26 @@ def kind_shares(pairs: Sequence[SuitePair], judgments: Sequence[Judgment]) -> pd
     return pd.DataFrame(rows)
 
 
+def screen_routes(pairs: Sequence[SuitePair], judgments: Sequence[Judgment]) -> pd.DataFrame | None:
+    """For a cascade, per kind then over all pairs: pairs the screen decided alone (and how), pairs
+    sent to the judge, and the screen's wrong decisions among those it decided (against the labels).
+    None for a rule that routes nothing."""
+    if not any(j.route for j in judgments):
+        return None
+    rows = []
+    kinds = ordered_kinds([p.kind for p in pairs])
+    for kind in [*kinds, "all"]:
+        mine = [(p, j) for p, j in zip(pairs, judgments) if kind in ("all", p.kind)]
+        screened = [(p, j) for p, j in mine if j.route and j.route != "judge"]
+        wrong = sum(j.same != p.expected_same for p, j in screened)
+        rows.append({"kind": kind, "pairs": len(mine), "screened": len(screened),
+                     "screened_same": sum(j.route == "screen-same" for _, j in screened),
+                     "screened_different": sum(j.route == "screen-different" for _, j in screened),
+                     "to_judge": sum(j.route == "judge" for _, j in mine), "screened_wrong": wrong,
+                     "screened_error": wrong / len(screened) if screened else math.nan})
+    return pd.DataFrame(rows)
+
+
 def order_flip_rate(judgments: Sequence[Judgment]) -> float:
     return _share([j.order_flip for j in judgments if j.order_flip is not None])
 

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from tribunal.eval.equiv.agreement import agreement
-from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary
+from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary, screen_routes
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
 from tribunal.eval.equiv.suite import Suite
 from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
@@ -44,6 +44,7 @@ class RuleAudit:
     window: tuple[float, float] = (0.0, 0.0)  # wall clock of the judging, for the traces
     call_logs: dict = field(default_factory=dict)  # LLM calls per (original, perturbed, repeat), for the traces
     program: Any = None  # the LLM judge, whose prompts are registered
+    routes: pd.DataFrame | None = None  # a cascade: per kind, decided by the screen / sent to the judge / wrong
 
 
 @dataclass
@@ -79,7 +80,8 @@ def audit_rule(suite: Suite, rule: EquivalenceRule, repeats: int) -> RuleAudit:
     seconds = time.perf_counter() - start
     audit = RuleAudit(rule.label, rule.params(), judged, kind_shares(suite.pairs, judged[0]),
                       {**rule_summary(suite.pairs, judged), **rule.stats()}, seconds, window=(started, time.time()),
-                      call_logs=getattr(rule, "call_logs", {}), program=getattr(rule, "program", None))
+                      call_logs=getattr(rule, "call_logs", {}), program=getattr(rule, "program", None),
+                      routes=screen_routes(suite.pairs, judged[0]))
     if isinstance(rule, SimilarityRule):
         audit.sweep = threshold_sweep([p.kind for p in suite.pairs], [j.score for j in judged[0]],
                                       expected_same=[p.expected_same for p in suite.pairs])
@@ -129,6 +131,14 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
         run.log_metrics({**audit.summary, "seconds": audit.seconds})
         run.log_table(items, "items.json")
         run.log_table(audit.shares, "kind_shares.json")
+        if audit.routes is not None:
+            run.log_table(audit.routes, "screen_routes.json")
+            total = audit.routes.iloc[-1]
+            run.log_metrics({"screen/screened": float(total["screened"]), "screen/to_judge": float(total["to_judge"]),
+                             "screen/screened_wrong": float(total["screened_wrong"])})
+            if out:
+                audit.routes.to_csv(out / f"screen_{audit.label}.tsv", sep="\t", index=False)
+                files.append(out / f"screen_{audit.label}.tsv")
         if audit.sweep is not None:
             figure = sweep_figure(audit.sweep, audit.label, float(audit.params["threshold"]))
             run.log_table(audit.sweep, "threshold_sweep.json")

@@ -1,48 +1,72 @@
-"""The cascade's confident bands, read off a screening rule's threshold sweep (pure).
+"""Where the cascade's screen decides alone, and how its band is read off the calibration seeds (pure).
 
-Rule (with tolerance ``tol``, default 0.05, on a labelled calibration set):
+Routing (:func:`screen_route`). A screen that records *evidence* (the chain rule,
+:mod:`~tribunal.eval.equiv.chain_evidence`) decides:
 
-- *clearly different* below ``low``: the highest grid threshold at which, for every kind
-  labelled "same", at most ``tol`` of its pairs score below it;
-- *clearly same* at or above ``high``: the lowest grid threshold at which, for every kind
-  labelled "different", at most ``tol`` of its pairs score at or above it;
-- if the classes are so well apart that ``low > high``, the band is the empty interval at the
-  midpoint (rounded down to the grid): every pair is decided by the screen.
+- ``different`` evidence (a named or structural difference): "different";
+- ``verified`` evidence (every aligned step names the same things): "same";
+- ``open`` evidence (a step reworded as a whole): "same" at a score ``>= high``; "different" below
+  ``low`` only if the user sets ``low`` above 0 (by default never: a low similarity may be an
+  alias the encoder does not know);
+- ``blocked`` evidence (a step kept with a word replaced): never alone.
 
-Everything in ``[low, high)`` goes to the LLM judge. Per-kind (not pooled) shares keep one
-hard kind from hiding behind easy ones.
+A screen without evidence decides by its score alone: "same" at ``>= high``, "different" below
+``low``. Everything else goes to the LLM judge.
+
+The rule for ``high`` (:func:`screen_high`, on the labelled calibration pairs, target 0.97): the
+lowest grid threshold ``t`` such that the open pairs scoring at or above ``t`` are at least 97%
+labelled "same" (and there is at least one), and the screen's decisions with ``high = t'`` agree
+with the labels in at least 97% for ``t`` and every grid threshold above it. When no threshold
+qualifies the calibration seeds never showed a whole-step rewording that the similarity tells
+apart, and ``high`` is 1.0: the similarity alone never calls a pair "same".
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+import math
+from typing import Sequence
 
 import numpy as np
-import pandas as pd
 
-DEFAULT_TOLERANCE = 0.05
+DEFAULT_TARGET = 0.97
+DEFAULT_GRID = tuple(round(t, 2) for t in np.arange(0.0, 1.0001, 0.05))
+ROUTES = ("screen-same", "screen-different", "judge")
 
 
-def bands_from_sweep(sweep: pd.DataFrame, kind_same: Mapping[str, bool],
-                     tolerance: float = DEFAULT_TOLERANCE) -> tuple[float, float]:
-    """``(low, high)`` from a :func:`~tribunal.eval.equiv.sweep.threshold_sweep` table.
+def screen_route(score: float | None, evidence: str | None, low: float, high: float) -> str:
+    """``screen-same``, ``screen-different`` or ``judge`` (see the module docstring)."""
+    if score is None or score != score:  # unscored or NaN: the judge decides
+        return "judge"
+    if evidence in ("different", "verified"):
+        return "screen-different" if evidence == "different" else "screen-same"
+    if evidence == "blocked":
+        return "judge"
+    if score >= high:
+        return "screen-same"
+    below = score < low and (evidence is None or low > 0)
+    return "screen-different" if below else "judge"
 
-    ``kind_same`` maps each kind column of ``sweep`` to its label (True = "same").
-    """
-    same_kinds = [k for k, same in kind_same.items() if same and k in sweep]
-    different_kinds = [k for k, same in kind_same.items() if not same and k in sweep]
-    if not same_kinds or not different_kinds:
-        raise ValueError("the bands need kinds of both labels in the sweep")
-    thresholds = sweep["threshold"].to_numpy()
-    # share judged different at t = share scoring below t
-    slack = tolerance + 1e-9  # shares are ratios of counts: 0.95 must pass a 0.05 tolerance
-    safe_low = np.all([sweep[k].to_numpy() <= slack for k in same_kinds], axis=0)
-    safe_high = np.all([1.0 - sweep[k].to_numpy() <= slack for k in different_kinds], axis=0)
-    low = float(thresholds[safe_low].max()) if safe_low.any() else float(thresholds.min())
-    high = float(thresholds[safe_high].min()) if safe_high.any() else float(thresholds.max())
-    if low > high:
-        step = float(np.min(np.diff(thresholds))) if len(thresholds) > 1 else 0.0
-        middle = (low + high) / 2
-        middle = float(thresholds[thresholds <= middle + 1e-9].max()) if step else middle
-        low = high = middle
-    return low, high
+
+def screened_agreement(routes: Sequence[str], labels: Sequence[bool]) -> tuple[int, int]:
+    """(pairs the screen decided, of them wrongly) against the labels (True = "same")."""
+    decided = [(r == "screen-same", label) for r, label in zip(routes, labels) if r != "judge"]
+    return len(decided), sum(said != label for said, label in decided)
+
+
+def screen_high(scores: Sequence[float | None], evidence: Sequence[str | None], labels: Sequence[bool],
+                target: float = DEFAULT_TARGET, grid: Sequence[float] = DEFAULT_GRID, low: float = 0.0) -> float:
+    """The calibrated ``high`` (see the module docstring)."""
+    def agrees(t: float) -> bool:
+        decided, wrong = screened_agreement([screen_route(s, e, low, t) for s, e in zip(scores, evidence)], labels)
+        return decided == 0 or (decided - wrong) / decided >= target - 1e-9
+
+    def open_pairs_same(t: float) -> bool:
+        above = [label for s, e, label in zip(scores, evidence, labels)
+                 if e == "open" and s is not None and not math.isnan(s) and s >= t]
+        return bool(above) and sum(above) / len(above) >= target - 1e-9
+
+    ordered = sorted(grid)
+    for k, t in enumerate(ordered):
+        if open_pairs_same(t) and all(agrees(u) for u in ordered[k:]):
+            return float(t)
+    return 1.0

@@ -1,35 +1,26 @@
 """Deterministic validity checks, one per perturbation kind.
 
 A check returns the list of problems (empty = valid). Generated perturbations — from the
-alias tables or from an LM — are kept only when their check passes.
+alias tables or from an LM — are kept only when their check passes. The checks of the kinds
+people make (alias rewordings, minimal swaps) are in :mod:`minimal_checks`.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable
 
+from tribunal.eval.equiv.check_basics import Aliases, known_name as _known_name, norm as _norm
+from tribunal.eval.equiv.check_basics import same_relations as _same_relations
 from tribunal.eval.equiv.hypothesis import Hypothesis
+from tribunal.eval.equiv.minimal_checks import check_alias_chain, check_first_step_minimal, check_middle_step_minimal
 
-PERTURBATION_KINDS = ("wording-only", "wording-chain", "first-step-swapped", "middle-step-swapped")
+PERTURBATION_KINDS = ("wording-only", "wording-chain", "alias-chain", "first-step-swapped", "middle-step-swapped",
+                      "first-step-minimal", "middle-step-minimal")
 # What a faithful rule should say for each kind.
-EXPECTED_SAME = {"wording-only": True, "wording-chain": True, "first-step-swapped": False, "middle-step-swapped": False}
+EXPECTED_SAME = {"wording-only": True, "wording-chain": True, "alias-chain": True, "first-step-swapped": False,
+                 "middle-step-swapped": False, "first-step-minimal": False, "middle-step-minimal": False}
 
-Aliases = Mapping[str, frozenset[str]]
 Check = Callable[[Hypothesis, Hypothesis, Aliases], list[str]]
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
-def _known_name(entity: str, text: str, aliases: Aliases) -> bool:
-    return _norm(text) in {_norm(entity), *(_norm(a) for a in aliases.get(entity, ()))}
-
-
-def _same_relations(original: Hypothesis, perturbed: Hypothesis) -> list[str]:
-    if tuple(map(_norm, original.relations)) != tuple(map(_norm, perturbed.relations)):
-        return ["relations changed"]
-    return []
 
 
 def check_wording_only(original: Hypothesis, perturbed: Hypothesis, aliases: Aliases) -> list[str]:
@@ -85,8 +76,11 @@ def check_middle_step_swapped(original: Hypothesis, perturbed: Hypothesis, alias
 CHECKS: dict[str, Check] = {
     "wording-only": check_wording_only,
     "wording-chain": check_wording_chain,
+    "alias-chain": check_alias_chain,
     "first-step-swapped": check_first_step_swapped,
     "middle-step-swapped": check_middle_step_swapped,
+    "first-step-minimal": check_first_step_minimal,
+    "middle-step-minimal": check_middle_step_minimal,
 }
 
 

@@ -1,10 +1,13 @@
-"""The perturbation suite: seed hypotheses and the four perturbations built from them.
+"""The perturbation suite: seed hypotheses and the perturbations built from them.
 
 A seed is a causal chain whose statement and explanation are templates over the steps
 (``{0}`` = the initiating event, ...), plus an alias table per entity and one replacement
-step for each swap. The four perturbations are built deterministically from the seed
-and each is validated by :mod:`checks`; a file may also hold ready-made pairs (e.g. from
-the LM generator), which are checked the same way when loaded.
+step for each swap. Four perturbations are built from every seed (wording-only, wording-chain,
+first- and middle-step swapped); three more where the seed gives them, as people make them: the
+chain renamed through aliases (``alias_chain``), and one entity, number, direction or relation
+changed at the start and in the middle (``first_minimal``, ``middle_minimal``). Each is built
+deterministically and validated by :mod:`checks`; a file may also hold ready-made pairs (e.g.
+from the LM generator), which are checked the same way when loaded.
 """
 
 from __future__ import annotations
@@ -38,6 +41,24 @@ class MiddleSwap(SeedStep):
     index: int = Field(ge=1)
 
 
+class MinimalSwap(BaseModel):
+    """One entity, number, direction or relation changed in one place: a step's new ``text``
+    (step ``index``) or a new ``relation`` (link ``index``); ``change`` says which."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index: int = Field(default=0, ge=0)
+    text: str | None = None
+    relation: str | None = None
+    change: Literal["entity", "number", "direction", "relation"]
+
+    @model_validator(mode="after")
+    def _one_change(self) -> "MinimalSwap":
+        if (self.text is None) == (self.relation is None):
+            raise ValueError("a minimal swap gives either a step text or a relation")
+        return self
+
+
 class Seed(BaseModel):
     """One hypothesis of the suite, with what its perturbations need."""
 
@@ -51,6 +72,10 @@ class Seed(BaseModel):
     explanation: str
     first_swap: SeedStep
     middle_swap: MiddleSwap
+    # the kinds people make (optional: a seed without them gives the four kinds above)
+    first_minimal: MinimalSwap | None = None
+    middle_minimal: MinimalSwap | None = None
+    alias_chain: list[str] | None = None
 
 
 class SuitePair(BaseModel):
@@ -113,14 +138,41 @@ def _reword(text: str, table: dict[str, str]) -> str:
 
 
 def _hypothesis(seed: Seed, suffix: str, chain: list[SeedStep], chain_names: list[str],
-                explanation_names: list[str] | None = None, explanation: str | None = None) -> Hypothesis:
+                explanation_names: list[str] | None = None, explanation: str | None = None,
+                relations: list[str] | None = None) -> Hypothesis:
     return Hypothesis(
         id=f"{seed.id}/{suffix}",
         statement=_fill(seed.statement, chain_names),
         explanation=_fill(explanation or seed.explanation, explanation_names or chain_names),
         steps=tuple(Step(entity=s.entity, text=n) for s, n in zip(chain, chain_names)),
-        relations=tuple(seed.relations),
+        relations=tuple(relations or seed.relations),
     )
+
+
+def _minimal(seed: Seed, kind: str, swap: MinimalSwap) -> Hypothesis:
+    """The seed with one step's text (its new entity) or one relation replaced."""
+    chain, relations = list(seed.steps), list(seed.relations)
+    if swap.relation is not None:
+        relations[swap.index] = swap.relation
+    else:
+        chain[swap.index] = SeedStep(entity=swap.text, aliases=[swap.text])
+    return _hypothesis(seed, f"{kind}/{swap.change}", chain, [s.entity for s in chain], relations=relations)
+
+
+def _people_kinds(seed: Seed) -> dict[str, Hypothesis]:
+    """The alias rewording and the two minimal swaps, where the seed gives them."""
+    built = {}
+    if seed.alias_chain is not None:
+        if len(seed.alias_chain) != len(seed.steps):
+            raise ValueError(f"seed {seed.id}: alias_chain needs one text per step")
+        built["alias-chain"] = _hypothesis(seed, "alias-chain", seed.steps, list(seed.alias_chain))
+    for kind, swap in (("first-step-minimal", seed.first_minimal), ("middle-step-minimal", seed.middle_minimal)):
+        if swap is not None:
+            limit = len(seed.relations) if swap.relation is not None else len(seed.steps)
+            if swap.index >= limit:
+                raise ValueError(f"seed {seed.id}: {kind} index {swap.index} is out of range")
+            built[kind] = _minimal(seed, kind, swap)
+    return built
 
 
 def build_pairs(seed: Seed, rewordings: dict[str, str]) -> list[SuitePair]:
@@ -137,10 +189,11 @@ def build_pairs(seed: Seed, rewordings: dict[str, str]) -> list[SuitePair]:
         "wording-chain": _hypothesis(seed, "wording-chain", seed.steps, aliased),
         "first-step-swapped": _hypothesis(seed, "first-step-swapped", first, [s.entity for s in first]),
         "middle-step-swapped": _hypothesis(seed, "middle-step-swapped", middle, [s.entity for s in middle]),
+        **_people_kinds(seed),
     }
     aliases = seed_aliases(seed)
     pairs = []
-    for kind in PERTURBATION_KINDS:
+    for kind in [k for k in PERTURBATION_KINDS if k in perturbed]:
         problems = check_perturbation(kind, original, perturbed[kind], aliases)
         if problems:
             raise ValueError(f"seed {seed.id}: {kind} perturbation invalid: {'; '.join(problems)}")
@@ -149,8 +202,10 @@ def build_pairs(seed: Seed, rewordings: dict[str, str]) -> list[SuitePair]:
 
 
 def seed_aliases(seed: Seed) -> dict[str, frozenset[str]]:
-    """Entity -> its aliases, over the chain and both replacement steps."""
-    return {s.entity: frozenset(s.aliases) for s in [*seed.steps, seed.first_swap, seed.middle_swap]}
+    """Entity -> its aliases, over the chain (with its alias rewording) and both replacement steps."""
+    renamed = seed.alias_chain or [s.entity for s in seed.steps]
+    aliases = {s.entity: frozenset([*s.aliases, name]) for s, name in zip(seed.steps, renamed)}
+    return aliases | {s.entity: frozenset(s.aliases) for s in (seed.first_swap, seed.middle_swap)}
 
 
 def default_suite_path() -> Path:
@@ -199,3 +254,13 @@ def load_suite(path: Path | None = None) -> Suite:
     # the rewording table shapes the built pairs, so it is part of the data hash
     hashed = [path, rewordings_path()] if uses_seeds else [path]
     return Suite(name=path.stem, hash=files_hash(hashed), pairs=tuple(pairs))
+
+
+def split_seeds(suite: Suite, first: int) -> tuple[Suite, Suite]:
+    """The pairs of the first ``first`` seeds (by first appearance) and those of the rest, as two suites."""
+    seeds = list(dict.fromkeys(p.original.id for p in suite.pairs))[:first]
+    head = tuple(p for p in suite.pairs if p.original.id in seeds)
+    tail = tuple(p for p in suite.pairs if p.original.id not in seeds)
+    return (Suite(name=f"{suite.name}-seeds-1-{first}", hash=suite.hash, pairs=head),
+            Suite(name=f"{suite.name}-seeds-{first + 1}-", hash=suite.hash, pairs=tail))
+

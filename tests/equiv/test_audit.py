@@ -20,7 +20,8 @@ def J(same, ab=None, ba=None):
 
 def test_kind_shares_count_unscored_apart():
     suite = load_suite()
-    pairs = suite.pairs[:4]  # one of each kind
+    kinds = ["wording-only", "wording-chain", "first-step-swapped", "middle-step-swapped"]
+    pairs = [next(p for p in suite.pairs if p.kind == kind) for kind in kinds]  # one of each kind
     table = kind_shares(pairs, [J(True), J(None), J(False), J(True)])
     rows = {r["kind"]: r for r in table.to_dict("records")}
     assert rows["wording-only"]["share_different"] == 0.0
@@ -47,11 +48,12 @@ def test_tfidf_audit_job_writes_tables_and_plot(tmp_path):
     result = run_audit(suite, [TfidfRule(), TfidfRule(0.9)], repeats=2, tracking=TrackingSettings(enabled=False),
                        out=tmp_path)
     table = result.table()
-    assert list(table.columns[:5]) == ["rule", "wording-only", "wording-chain", "first-step-swapped", "middle-step-swapped"]
+    assert list(table.columns[:8]) == ["rule", "wording-only", "wording-chain", "alias-chain", "first-step-swapped",
+                                       "middle-step-swapped", "first-step-minimal", "middle-step-minimal"]
     assert table.loc[0, "order_flip_rate"] == 0.0 and table.loc[0, "repeat_consistency"] == 1.0
     assert len(result.agreement) == 1
     assert (tmp_path / "sweep_tfidf.png").stat().st_size > 1000
-    assert (tmp_path / "items_tfidf.tsv").read_text().count("\n") == 1 + 160 * 2
+    assert (tmp_path / "items_tfidf.tsv").read_text().count("\n") == 1 + 280 * 2
     assert "data:hypotheses@" in result.signature
 
 

@@ -54,7 +54,8 @@ def test_auto_threshold_matches_the_peers_same_pair_rate_on_the_pairs_judged():
 
 
 def test_auto_threshold_with_a_fixed_rate_and_without_a_target():
-    pairs = [(p.original, p.perturbed) for p in load_suite().pairs[:10]]
+    four = ("wording-only", "wording-chain", "first-step-swapped", "middle-step-swapped")
+    pairs = [(p.original, p.perturbed) for p in load_suite().pairs if p.kind in four][:10]
     encoder = lambda texts: np.array([[1.0, len(t) % 13] for t in texts])
     rule = EmbeddingRule(None, encoder=encoder, target=RateTarget(rate=0.3))
     assert sum(j.same for j in rule.judge_pairs(pairs)) == 3

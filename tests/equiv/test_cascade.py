@@ -88,7 +88,7 @@ def test_the_registry_builds_a_cascade_on_the_chain_rule_sharing_the_llm_judge()
     before = len(engine.calls)
     cascade.judge_pairs(pairs)
     assert len(engine.calls) == before  # nothing paid twice
-    assert "low=0.15" in cascade.setting() and "high=0.5" in cascade.setting()
+    assert "low=0," in cascade.setting() and "high=1," in cascade.setting()
 
 
 def test_audit_of_llm_and_cascade_over_http_reports_the_calls_saved(tmp_path, monkeypatch, capsys):
@@ -115,3 +115,6 @@ def test_audit_of_llm_and_cascade_over_http_reports_the_calls_saved(tmp_path, mo
     routes = [line.split("\t")[10] for line in (tmp_path / "out" / "items_cascade-llm-full.tsv").read_text().splitlines()[1:]]
     judged = routes.count("judge")
     assert f"cascade-llm-full: {2 * judged} LM calls against 20 for the judge alone (saved {20 - 2 * judged})" in out
+    assert "cascade-llm-full: decided by the screen alone, sent to the judge, wrong among the screened" in out
+    screen = (tmp_path / "out" / "screen_cascade-llm-full.tsv").read_text().splitlines()
+    assert screen[0].split("\t")[:3] == ["kind", "pairs", "screened"] and screen[-1].startswith(f"all\t10\t{10 - judged}\t")

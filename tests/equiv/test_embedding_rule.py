@@ -1,4 +1,4 @@
-"""The embedding rule: one batched pass over the suite's 200 hypotheses (needs the embeddings extra)."""
+"""The embedding rule: one batched pass over the suite's 320 hypotheses (needs the embeddings extra)."""
 
 import time
 
@@ -19,7 +19,7 @@ def test_injected_encoder_is_called_once_per_batch_of_new_texts():
     rule = EmbeddingRule(encoder=encoder)
     pairs = [(p.original, p.perturbed) for p in load_suite().pairs]
     judgments = rule.judge_pairs(pairs)
-    assert len(calls) == 1 and len(calls[0]) == 200 == len(set(calls[0]))
+    assert len(calls) == 1 and len(calls[0]) == 320 == len(set(calls[0]))
     rule.judge_pairs(pairs, repeat=1)
     assert len(calls) == 1  # cached: nothing embedded twice
     assert all(j.votes[0].same == j.votes[1].same for j in judgments)
@@ -34,8 +34,8 @@ def test_minilm_embeds_the_suite_in_one_batched_pass():
     start = time.perf_counter()
     judgments = rule.judge_pairs(pairs)
     elapsed = time.perf_counter() - start
-    assert rule.encode_calls == 1 and rule.texts_encoded == 200
-    print(f"\nMiniLM: 200 hypotheses in 1 batched pass: encode {rule.encode_seconds:.2f} s, "
+    assert rule.encode_calls == 1 and rule.texts_encoded == 320
+    print(f"\nMiniLM: 320 hypotheses in 1 batched pass: encode {rule.encode_seconds:.2f} s, "
           f"load {rule.load_seconds:.2f} s, total {elapsed:.2f} s")
     scores = np.array([j.score for j in judgments])
     assert np.all((scores > 0) & (scores <= 1.0 + 1e-6))

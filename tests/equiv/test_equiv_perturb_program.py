@@ -12,7 +12,7 @@ from tribunal.programs.equiv_perturb import PerturbationGenerator
 @pytest.fixture(scope="module")
 def small_suite():
     full = load_suite()
-    return Suite(name="small", hash="x", pairs=full.pairs[:4])  # one original, four kinds
+    return Suite(name="small", hash="x", pairs=full.pairs[:4])  # one original, four of its kinds
 
 
 def _answer_from(hypothesis_text, change):

@@ -14,10 +14,10 @@ def suite():
     return load_suite()
 
 
-def test_shipped_suite_has_40_hypotheses_and_four_valid_perturbations_each(suite):
+def test_shipped_suite_has_40_hypotheses_and_seven_valid_perturbations_each(suite):
     originals = {p.original.id for p in suite.pairs}
-    assert len(originals) == 40 and len(suite.pairs) == 160
-    assert len(suite.hypotheses()) == 200
+    assert len(originals) == 40 and len(suite.pairs) == 280
+    assert len(suite.hypotheses()) == 320
     for kind in PERTURBATION_KINDS:
         assert sum(p.kind == kind for p in suite.pairs) == 40
     for pair in suite.pairs:
@@ -37,6 +37,12 @@ def test_perturbations_change_what_their_kind_says(suite):
             assert o.entities == p.entities and [s.text for s in o.steps] != [s.text for s in p.steps]
         elif pair.kind == "first-step-swapped":
             assert o.entities[0] != p.entities[0] and o.entities[1:] == p.entities[1:]
+        elif pair.kind == "alias-chain":
+            assert o.entities == p.entities and o.relations == p.relations and o.steps != p.steps
+        elif pair.kind.endswith("-minimal"):
+            steps = [i for i, (a, b) in enumerate(zip(o.steps, p.steps)) if a != b]
+            links = [i for i, (a, b) in enumerate(zip(o.relations, p.relations)) if a != b]
+            assert len(steps + links) == 1 and ((steps + links)[0] == 0) == pair.kind.startswith("first")
         else:
             changed = [i for i, (a, b) in enumerate(zip(o.entities, p.entities)) if a != b]
             assert len(changed) == 1 and 0 < changed[0] < len(o.steps) - 1
@@ -89,3 +95,26 @@ def test_a_duplicated_seed_id_is_refused_with_file_and_line(tmp_path, monkeypatc
         main()
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith(f"tribunal: error: {path}:3: duplicate id") and err.count("\n") == 1
+
+
+def test_checks_of_the_kinds_people_make():
+    base = _h(["ILC2s secrete IL-13", "eosinophil recruitment", "increased mucus production", "airway obstruction"])
+    renamed = ["ILC2s secrete interleukin-13", "eosinophil recruitment", "increased mucus production", "airway obstruction"]
+    assert check_perturbation("alias-chain", base, _h(base.entities, renamed)) == []
+    dosed = _h(["IL-13 above 5 ng/ml", *base.entities[1:]])
+    numbered = ["interleukin-13 above 6 ng/ml", *renamed[1:]]  # a quantity changed: not an alias
+    assert "changes a number or a direction" in check_perturbation("alias-chain", dosed, _h(dosed.entities, numbered))[0]
+    turned = [renamed[0], renamed[1], "decreased mucus production", renamed[3]]
+    assert check_perturbation("alias-chain", base, _h(base.entities, turned))
+    minimal = ["ILC2s secrete IL-9", *base.entities[1:]]
+    assert check_perturbation("first-step-minimal", base, _h(minimal)) == []
+    assert check_perturbation("middle-step-minimal", base, _h(minimal))  # the first step is not a middle one
+    one_run = ["mast cells secrete IL-13", *base.entities[1:]]
+    assert check_perturbation("first-step-minimal", base, _h(one_run)) == []  # one word for two, in one place
+    two_places = ["Th2 cells secrete IL-9", *base.entities[1:]]
+    assert "one place" in check_perturbation("first-step-minimal", base, _h(two_places))[0]
+    whole = ["allergen exposure", *base.entities[1:]]
+    assert "keep some of its words" in check_perturbation("first-step-minimal", base, _h(whole))[0]
+    link = _h(base.entities, relations=["causes", "inhibits", "causes"])
+    assert check_perturbation("middle-step-minimal", base, link) == []
+    assert check_perturbation("first-step-minimal", base, link)  # the changed link is not the first

@@ -41,7 +41,7 @@ def test_suite_items_are_labelled_by_perturbation_kind():
     data = load_training_data("suite:0-8")
     assert data.kind == "equiv" and len(data.examples) == 8
     for example in data.examples:
-        assert example.verdict == ("same" if example.kind in ("wording-only", "wording-chain") else "different")
+        assert example.verdict == ("same" if example.kind in ("wording-only", "wording-chain", "alias-chain") else "different")
         assert set(example.inputs().keys()) == {"hypothesis_a", "hypothesis_b"}
         assert example.hypothesis_a != example.hypothesis_b
 
@@ -97,9 +97,9 @@ def test_pairs_files_train_the_equivalence_judge_with_their_own_labels(tmp_path)
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("suite:0-999999", "range ends at 999999 but the data has 160 items"),
-    ("suite:159-161", "range ends at 161 but the data has 160 items"),
-    ("suite:160-", r"no items in that range \(the data has 160 items\)"),
+    ("suite:0-999999", "range ends at 999999 but the data has 280 items"),
+    ("suite:279-281", "range ends at 281 but the data has 280 items"),
+    ("suite:280-", r"no items in that range \(the data has 280 items\)"),
 ])
 def test_ranges_past_the_end_are_errors_not_clamped(spec, message):
     with pytest.raises(UserError, match=message):
@@ -119,7 +119,7 @@ def test_train_and_dev_must_not_share_items():
 @pytest.mark.parametrize("train, dev, message", [
     ("suite:0-80", "suite:40-120", "--train suite:0-80 and --dev suite:40-120 share 40 of 80 dev items"),
     ("suite:0-80", "suite:0-80", "--train suite:0-80 and --dev suite:0-80 are the same data"),
-    ("suite:0-999999", "suite:80-", "--train suite:0-999999: range ends at 999999 but the data has 160 items"),
+    ("suite:0-999999", "suite:80-", "--train suite:0-999999: range ends at 999999 but the data has 280 items"),
 ])
 def test_optimize_refuses_bad_slices_before_any_lm_call(monkeypatch, capsys, train, dev, message):
     import sys

@@ -38,7 +38,7 @@ def experiment_runs(uri: str, experiment: str) -> list:
 
 @pytest.fixture
 def one_original_suite(tmp_path):
-    """The shipped suite's first original with its four kinds (4 pairs)."""
+    """The shipped suite's first original with four of its kinds (4 pairs)."""
     from tribunal.eval.equiv.suite import load_suite
 
     pairs = load_suite().pairs[:4]
@@ -71,10 +71,10 @@ def test_equiv_generate_options(tmp_path, capsys, monkeypatch, one_original_suit
         monkeypatch.setenv(KEY_ENV, "sk-options-test")
         first = run_cli(capsys, *args, "--tracking-uri", uri, "--experiment", "generated")
         assert first.status == 0, first.err
-        assert len(state.hits) == 4  # one attempt per kind
+        assert len(state.hits) == 7  # one attempt per kind
         bodies = [json.loads(b) for b in state.bodies]
         assert {b["temperature"] for b in bodies} == {0.5} and {b["model"] for b in bodies} == {lm.split("/", 1)[1]}
-        assert f"kept 1 perturbations, rejected 3; written to {tmp_path / 'generated.jsonl'}" in first.out
+        assert f"kept 1 perturbations, rejected 6; written to {tmp_path / 'generated.jsonl'}" in first.out
         assert re.search(r"^rejected \S+ first-step-swapped: ", first.out, re.M)
         from tribunal.eval.equiv.suite import load_suite
 
@@ -85,9 +85,9 @@ def test_equiv_generate_options(tmp_path, capsys, monkeypatch, one_original_suit
         assert run.data.params["temperature"] == "0.5" and run.data.params["attempts"] == "1"
 
         again = run_cli(capsys, *args, "--no-track")  # --cache (default): the same requests cost nothing
-        assert again.status == 0 and len(state.hits) == 4
+        assert again.status == 0 and len(state.hits) == 7
         fresh = run_cli(capsys, *args, "--no-track", "--no-cache")
-        assert fresh.status == 0 and len(state.hits) == 8
+        assert fresh.status == 0 and len(state.hits) == 14
 
 
 def equiv_decide(a: str, b: str) -> bool:

@@ -178,9 +178,11 @@ def audit(
     chain_extra_steps: str = typer.Option(
         "different", "--chain-extra-steps", help="Chain rule: an extra step after the first makes a pair 'different' or is 'allowed'."),
     cascade_low: float = typer.Option(
-        defaults.CASCADE_LOW, "--cascade-low", help="Cascade: chain score below which a pair is 'different' without the LLM."),
+        defaults.CASCADE_LOW, "--cascade-low", help="Cascade: chain score below which a step reworded as a whole counts as 'different' without "
+        "the LLM (default 0: never; a named difference always does, an unverifiable alias never)."),
     cascade_high: float = typer.Option(
-        defaults.CASCADE_HIGH, "--cascade-high", help="Cascade: chain score at or above which a pair is 'same' without the LLM."),
+        defaults.CASCADE_HIGH, "--cascade-high", help="Cascade: chain score at or above which a step reworded as a whole counts as 'same' without "
+        "the LLM (default 1: never; verified steps always do, a substituted word never)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Audit only the first N pairs of the suite "
                                         "or pairs file."),
     repeats: int = typer.Option(2, "--repeats", min=1, help="Judge the suite this many times (repeat consistency); "
@@ -316,6 +318,10 @@ def print_audit(console, result) -> None:
                 f"achieved {number(audit.params['calibration_achieved_rate'])})")
     from tribunal.eval.equiv.audit_job import cascade_savings
 
+    for audit in result.rules:
+        if audit.routes is not None:
+            print_wide(console, frame_table(audit.routes, f"{audit.label}: decided by the screen alone, sent to the judge, "
+                                            "wrong among the screened (first repeat)", keys=["kind"], cell=_fmt))
     for row in cascade_savings(result.rules):
         if row["calls_judge_alone"] == row["calls_judge_alone"]:
             say(f"{row['rule']}: {count(row['calls'])} LM calls against {count(row['calls_judge_alone'])} for the "

@@ -1,9 +1,9 @@
 """Cascade: a cheap screening rule decides where it is confident, the LLM judge decides the rest.
 
-The screen (the chain rule by default) scores every pair. A score below ``low`` is "clearly
-different", a score at or above ``high`` "clearly same"; only pairs in the uncertain band
-``[low, high)`` (and any pair the screen could not score) reach the judge. The default band
-comes from the screen's threshold sweep by the rule in :mod:`tribunal.eval.equiv.bands`.
+The screen (the chain rule by default) scores every pair and, for the chain rule, records what
+it found (named differences, verified steps, substitutions it cannot verify); the screen decides
+alone where that is conclusive, and the LLM judge decides the rest. The routing and how its
+default band is calibrated: :mod:`tribunal.eval.equiv.bands`.
 
 Each judgment records its ``route``; a screened pair costs no LM call and saves the judge's
 whole per-pair budget (``calls_saved``).
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from tribunal.eval.equiv.bands import screen_route
 from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair, SimilarityRule
 
 
@@ -30,17 +31,13 @@ class CascadeRule(EquivalenceRule):
     def label(self) -> str:
         return f"cascade-{self.judge.label}"
 
-    def route(self, score: float | None) -> str:
-        """Where a pair with this screen score goes."""
-        if score is None or score != score:  # unscored or NaN: the judge decides
-            return "judge"
-        if score >= self.high:
-            return "screen-same"
-        return "screen-different" if score < self.low else "judge"
+    def route(self, score: float | None, evidence: str | None = None) -> str:
+        """Where a pair with this screen score (and the screen's evidence, if any) goes."""
+        return screen_route(score, evidence, self.low, self.high)
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         screened = self.screen.judge_pairs(pairs, repeat)
-        routes = [self.route(j.score) for j in screened]
+        routes = [self.route(j.score, j.votes[0].detail.get("evidence") if j.votes else None) for j in screened]
         uncertain = [k for k, r in enumerate(routes) if r == "judge"]
         judged = dict(zip(uncertain, self.judge.judge_pairs([pairs[k] for k in uncertain], repeat))) if uncertain else {}
         budget = getattr(self.judge, "calls_per_pair", 0)

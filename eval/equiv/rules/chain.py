@@ -5,7 +5,13 @@ on the batch's step texts) after abbreviations the other step spells out are exp
 (:mod:`abbreviations`), the two chains are aligned in order (:mod:`chain_alignment`),
 and the pair's score is its weakest link: the lowest similarity of an aligned step, 0 when
 a step has no counterpart. "same" at ``score >= threshold``. The statement and explanation
-are not read: the rule judges the mechanism, not the prose around it.
+are not read: the rule judges the mechanism, not the prose around it; the relations are read
+only for a reversed link ("activates" against "inhibits").
+
+Beyond the similarity, each aligned step pair is compared by what it names
+(:mod:`~tribunal.eval.equiv.chain_evidence`): a direction, a number or a sibling name changed
+in an otherwise kept step makes the pair different (score 0), a step with the same content words
+counts as 1, and each judgment records the evidence a cascade acts on (``detail["evidence"]``).
 
 The default threshold was set by a documented rule on half of the shipped suite and checked
 on the other half and on hand-written pairs (:mod:`tribunal.eval.equiv.defaults`).
@@ -18,7 +24,9 @@ from typing import Any, Literal, Sequence
 import numpy as np
 
 from tribunal.eval.equiv.abbreviations import expand_against
-from tribunal.eval.equiv.chain_alignment import ChainAlignment, align_chains, reordered
+from tribunal.eval.equiv.chain_alignment import align_chains, reordered
+from tribunal.eval.equiv.chain_evidence import chain_evidence
+from tribunal.eval.equiv.step_contrast import contrast_steps
 from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
 from tribunal.eval.equiv.hypothesis import Hypothesis
 from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, Vote
@@ -33,9 +41,10 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
     return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=float), where=norms > 0)
 
 
-def describe(alignment: ChainAlignment, a: Hypothesis, b: Hypothesis, is_reordered: bool) -> str:
-    """One line naming the step that decides the verdict."""
-    i, j, value = alignment.weakest
+def describe(weakest: tuple, a: Hypothesis, b: Hypothesis, is_reordered: bool) -> str:
+    """One line naming the step that decides the verdict (``weakest``: step of A or None, step of B
+    or None, similarity)."""
+    i, j, value = weakest
     if i is not None and j is not None:
         where = f"weakest step A[{i}] {a.steps[i].text!r} ~ B[{j}] {b.steps[j].text!r} = {value:.3f}"
     elif i is not None:
@@ -69,33 +78,47 @@ class ChainRule(SimilarityRule):
         """For each step pair (i, j): the two texts as compared (abbreviations expanded)."""
         return [[(expand_against(x.text, y.text), expand_against(y.text, x.text)) for y in b.steps] for x in a.steps]
 
-    def _similarity_matrices(self, pairs: Sequence[Pair]) -> list[np.ndarray]:
-        """Step-by-step similarity of each pair; every distinct text is vectorised in one pass."""
+    def _comparisons(self, pairs: Sequence[Pair]) -> list[tuple[np.ndarray, list[list[tuple[str, str]]]]]:
+        """Step-by-step similarity of each pair, with the texts compared; every distinct text is
+        vectorised in one pass."""
         compared = [self._compared_texts(a, b) for a, b in pairs]
         texts = list(dict.fromkeys(t for grid in compared for row in grid for cell in row for t in cell))
         matrix = self._use(texts) if self._use is not None else tfidf_vectors(texts)
         vectors = dict(zip(texts, _unit(np.asarray(matrix, dtype=float))))
         # identical texts are exactly 1 (not 0.9999999), so a threshold of 1.0 keeps unchanged steps
-        return [np.array([[1.0 if x == y else float(vectors[x] @ vectors[y]) for x, y in row] for row in grid])
+        return [(np.array([[1.0 if x == y else float(vectors[x] @ vectors[y]) for x, y in row] for row in grid]), grid)
                 for grid in compared]
 
     def similarities(self, pairs: Sequence[Pair]) -> np.ndarray:
-        return np.array([align_chains(sim, self.allow_extra_steps).score for sim in self._similarity_matrices(pairs)])
+        return np.array([j.score for j in self.judge_pairs(pairs)])
 
-    def _vote(self, order: str, a: Hypothesis, b: Hypothesis, sim: np.ndarray) -> Vote:
+    def _vote(self, order: str, a: Hypothesis, b: Hypothesis, sim: np.ndarray, compared) -> Vote:
         alignment = align_chains(sim, self.allow_extra_steps)
-        same = alignment.score >= self.threshold
-        moved = not same and reordered(sim, self.threshold)
-        detail = {"summary": describe(alignment, a, b, moved),
+        # the same steps (same content words) in another order: a structural difference at any threshold
+        equal = np.array([[float(contrast_steps(x, y).kind == "equal") for x, y in row] for row in compared])
+        moved_equal = reordered(equal, 1.0)
+        moved = moved_equal or (reordered(sim, self.threshold) and alignment.score < self.threshold)
+        unmatched = alignment.weakest[0] is None or alignment.weakest[1] is None
+        evidence = chain_evidence(alignment, compared, a.relations, b.relations, structural=moved_equal or unmatched)
+        # a step the rule verified (same content words) counts as 1; a named difference makes the pair 0
+        values = [(1.0 if evidence.contrasts[(i, j)].kind == "equal" else v, i, j) for i, j, v in alignment.matched]
+        score = 0.0 if evidence.evidence == "different" else min(v for v, _, _ in values)
+        if evidence.evidence == "different" and not (moved_equal or unmatched):
+            summary = f"named difference {evidence.reason}"
+        else:
+            value, i, j = min(values)
+            summary = describe(alignment.weakest if unmatched else (i, j, value), a, b, moved)
+        detail = {"summary": summary, "evidence": evidence.evidence, "contrasts": evidence.notes(),
                   "aligned": [[i, j, round(v, 4)] for i, j, v in alignment.matched],
                   "extra_a": list(alignment.extra_a), "extra_b": list(alignment.extra_b), "reordered": moved}
-        return Vote(order=order, same=same, score=alignment.score, detail=detail)
+        return Vote(order=order, same=score >= self.threshold, score=score, detail=detail)
 
     def judge_pairs(self, pairs: Sequence[Pair], repeat: int = 0) -> list[Judgment]:
         judgments = []
-        for (a, b), sim in zip(pairs, self._similarity_matrices(pairs)):
+        for (a, b), (sim, grid) in zip(pairs, self._comparisons(pairs)):
             # expansion and cosine are symmetric, so the reversed presentation is the transpose
-            votes = (self._vote("ab", a, b, sim), self._vote("ba", b, a, sim.T))
+            flipped = [[(y, x) for x, y in column] for column in zip(*grid)]
+            votes = (self._vote("ab", a, b, sim, grid), self._vote("ba", b, a, sim.T, flipped))
             judgments.append(Judgment(same=votes[0].same, score=votes[0].score, votes=votes))
         return judgments
 

@@ -54,6 +54,7 @@ def test_llm_audit_traces_each_pair_with_its_votes_and_the_suite_as_dataset(scri
 
 
 def test_equiv_generate_logs_a_run_with_counts_and_a_trace_per_attempt(scripted, settings, tmp_path):
+    from tribunal.eval.equiv.checks import PERTURBATION_KINDS
     from tribunal.eval.tracking.generate_run import run_generation
 
     suite = Suite(name="small", hash="x", pairs=load_suite().pairs[:4])
@@ -66,8 +67,9 @@ def test_equiv_generate_logs_a_run_with_counts_and_a_trace_per_attempt(scripted,
     lm, _ = scripted.scripted_lm(reword)
     result, run_id = run_generation(suite, lm, "scripted/test", settings, tmp_path / "gen.jsonl", 0.3, 1)
     run = mlflow_client(settings).get_run(run_id)
-    assert run.data.metrics["kept"] == len(result.kept) and run.data.metrics["kept"] + run.data.metrics["rejected"] == 4
-    assert len(traces_of(settings, run_id)) == 4
+    kinds = len(PERTURBATION_KINDS)  # one original, every kind
+    assert run.data.metrics["kept"] == len(result.kept) and run.data.metrics["kept"] + run.data.metrics["rejected"] == kinds
+    assert len(traces_of(settings, run_id)) == kinds
 
 
 def test_hypothesis_workflow_traces_each_opening_with_rounds(scripted, settings, tmp_path):
