@@ -99,6 +99,8 @@ def _siblings(x: Word, y: Word) -> bool:
         rest_x, rest_y = x.key[len(common):], y.key[len(common):]
         if 1 <= len(rest_x) <= 2 and 1 <= len(rest_y) <= 2 and (common or len(x.key) == len(y.key) == 1):
             return True
+    if x.key.endswith(y.key) or y.key.endswith(x.key):  # "penicillin" / "benzylpenicillin": a narrower name
+        return False  # of the same drug, not another member of its class (an alias the judge must weigh)
     stem = next((s for s in INN_STEMS if x.key.endswith(s) and y.key.endswith(s)), None)
     return stem is not None and min(len(x.key), len(y.key)) > len(stem) + 1
 

@@ -24,6 +24,7 @@ CASES = [
     ("loss of butyrate-producing bacteria", "loss of butanoate-producing bacteria", "substituted"),
     ("UCP1 expression", "thermogenin expression", "substituted"),
     ("infection by SARS-CoV-2", "infection by 2019-nCoV", "substituted"),
+    ("penicillin exposure", "benzylpenicillin exposure", "substituted"),  # a narrower name, not a sibling
     ("acinar-to-ductal metaplasia", "ductal-to-acinar metaplasia", "reordered"),
     ("the release of IL-6", "IL-6 releases", "reordered"),  # word order is not checked for meaning: the judge decides
     # every content word replaced: only the similarity can tell
