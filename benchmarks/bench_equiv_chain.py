@@ -15,7 +15,9 @@ hand-written pairs (``heldout_pairs.jsonl``, 60) and the second (``heldout_minim
 another hand without seeing the rule (``heldout_independent_pairs.jsonl``, 96: 24 hypotheses from 20
 fields; wording-only, alias rewordings, minimal first- and middle-step swaps). No hand-written set
 played any part in a threshold; the independent set showed one wrong screen decision (a narrower
-drug name, "penicillin" / "benzylpenicillin", read as a sibling), fixed in the rule after it was seen.
+drug name, "penicillin" / "benzylpenicillin", read as a sibling), fixed in the rule after it was seen;
+a fourth, also by another hand (``heldout_independent_pairs_2.jsonl``, 100: 20 fields, with a
+``direction-flip`` kind), was measured once after that fix and changed nothing.
 
     python benchmarks/bench_equiv_chain.py [--repeats 1] [--per-kind] [--pairs FILE]...
 
@@ -58,7 +60,8 @@ def the_sets() -> dict[str, Suite]:
     return {"suite": suite, "seeds 1-20 (calibration)": calib, "seeds 21-40 (held out)": held,
             "hand-written 1 (60)": load_pairs(folder / "heldout_pairs.jsonl"),
             "hand-written 2 (76)": load_pairs(folder / "heldout_minimal_pairs.jsonl"),
-            "independent (96)": load_pairs(folder / "heldout_independent_pairs.jsonl")}
+            "independent (96)": load_pairs(folder / "heldout_independent_pairs.jsonl"),
+            "independent 2 (100)": load_pairs(folder / "heldout_independent_pairs_2.jsonl")}
 
 
 def calibration(rule: ChainRule, calib: Suite) -> None:
