@@ -84,6 +84,7 @@ def test_equiv_audit_limit_and_reasks(tmp_path, capsys, key):
 
 
 def test_equiv_generate_reasks(tmp_path, capsys, key):
+    from tribunal.eval.equiv.checks import PERTURBATION_KINDS
     from tribunal.eval.equiv.suite import load_suite
 
     suite = tmp_path / "suite.jsonl"
@@ -93,7 +94,7 @@ def test_equiv_generate_reasks(tmp_path, capsys, key):
                           "--suite", suite, "--attempts", "1", "--reasks", "0", "--out", tmp_path / "g.jsonl",
                           "--no-track")
         assert outcome.status == 0, outcome.err
-        assert len(state.hits) == 4  # one ask per kind, no re-ask
+        assert len(state.hits) == len(PERTURBATION_KINDS)  # one ask per kind, no re-ask
     assert ("rejected h01-salt-hypertension/original first-step-swapped: refusal: it gave none of the fields asked "
             "for (perturbation generator, asked once)") in outcome.out
 
