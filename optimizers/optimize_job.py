@@ -48,6 +48,8 @@ class OptimizeRequest(BaseModel):
     seed: int = 0
     threads: int = Field(4, ge=1)
     cache: bool = Field(True, description="Reuse DSPy's response cache (answers from it cost nothing).")
+    max_tokens: int | None = Field(None, gt=0, description="Most tokens an answer may have (every role).")
+    timeout: float | None = Field(None, gt=0, description="Seconds to wait for an answer (every role).")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
     out: Path | None = None
 
@@ -119,7 +121,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
-                         cache=request.cache, api_key_env=request.api_key_env)
+                         cache=request.cache, api_key_env=request.api_key_env,
+                         limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,

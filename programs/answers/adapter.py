@@ -70,11 +70,21 @@ def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat",
     return values
 
 
+def asks_for_json(lm: Any) -> bool:
+    """Whether ``lm``'s engine asks for JSON answers (a local model, whose server holds them to the schema)."""
+    return bool(getattr(getattr(lm, "engine", None), "answers_in_json", False))
+
+
 class TolerantChatAdapter(ChatAdapter):
-    """DSPy's chat format; answers read tolerantly, in one call."""
+    """DSPy's chat format; answers read tolerantly, in one call. An LM that :func:`asks_for_json` gets DSPy's JSON format."""
 
     def __init__(self, **kwargs: Any):
         super().__init__(use_json_adapter_fallback=False, **kwargs)
+
+    def __call__(self, lm: Any, lm_kwargs: dict, signature: Any, demos: list, inputs: dict) -> list:
+        if asks_for_json(lm):
+            return TolerantJSONAdapter(callbacks=self.callbacks)(lm, lm_kwargs, signature, demos, inputs)
+        return super().__call__(lm, lm_kwargs, signature, demos, inputs)
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
         return parse_answer(signature, completion, "chat", type(self).__name__)
