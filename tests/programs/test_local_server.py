@@ -164,3 +164,12 @@ def test_local_with_an_api_base_is_refused(tmp_path, capsys):
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", "local", "--api-base",
                       "http://127.0.0.1:9/v1", "--no-track", "--out", tmp_path / "audit")
     assert_one_line_error(outcome, "drop --api-base")
+
+
+def test_a_run_on_the_bundled_model_says_what_its_judgments_are_worth():
+    from tribunal.eval.tracking.run_names import description, run_notes
+
+    notes = run_notes({"lm.task": "local", "threads": "1"})
+    assert len(notes) == 1 and "135M" in notes[0] and "say nothing about quality" in notes[0]
+    assert notes[0] in description("run", "sig", [], notes)
+    assert run_notes({"lm": "openai/gpt-4o-mini"}) == [] and run_notes({"lm": "local/models/qwen-7b.gguf"}) == []
