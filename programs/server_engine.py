@@ -99,16 +99,17 @@ class ServerEngine:
         routed = self._routed(request)
         if not routed.config.response_format:
             return self._engine.complete(routed)
+        with _lock:
+            index = _json_step.get(self.api_base, 0)
         while True:
-            with _lock:
-                index = _json_step.get(self.api_base, 0)
             try:
                 return self._engine.complete(_ask(routed, JSON_STEPS[index]))
             except Exception as err:  # noqa: BLE001 - only a refused format steps down; the rest propagates
                 if not _refuses_format(err) or index + 1 == len(JSON_STEPS):
                     raise
+                index += 1
                 with _lock:
-                    _json_step[self.api_base] = max(_json_step.get(self.api_base, 0), index + 1)
+                    _json_step[self.api_base] = max(_json_step.get(self.api_base, 0), index)
 
     def stream(self, request: Any):
         raise NotImplementedError("tribunal does not stream")
