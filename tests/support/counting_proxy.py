@@ -14,8 +14,10 @@ import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Iterator
+
+from tests.support.serving import serving
 
 
 @dataclass
@@ -96,13 +98,5 @@ def _handler(upstream: str, state: ProxyState) -> type[BaseHTTPRequestHandler]:
 def counting_proxy(upstream: str) -> Iterator[tuple[str, ProxyState]]:
     """``(api_base, state)`` of a proxy forwarding to ``upstream`` (an ``.../v1`` base URL)."""
     state = ProxyState()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream.rstrip("/"), state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_handler(upstream.rstrip("/"), state)) as api_base:
+        yield api_base, state

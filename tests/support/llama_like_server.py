@@ -12,8 +12,10 @@ import contextlib
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterator
+
+from tests.support.serving import serving
 
 REFUSAL = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}")
@@ -65,13 +67,5 @@ def _handler(state: LlamaLikeState) -> type[BaseHTTPRequestHandler]:
 def llama_like_server(answer: Callable[[dict], str], latency: float = 0.0) -> Iterator[tuple[str, LlamaLikeState]]:
     """``(api_base, state)`` of a running server; shut down on exit."""
     state = LlamaLikeState(answer, latency)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_handler(state)) as api_base:
+        yield api_base, state
