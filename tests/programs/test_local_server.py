@@ -173,3 +173,23 @@ def test_a_run_on_the_bundled_model_says_what_its_judgments_are_worth():
     assert len(notes) == 1 and "135M" in notes[0] and "say nothing about quality" in notes[0]
     assert notes[0] in description("run", "sig", [], notes)
     assert run_notes({"lm": "openai/gpt-4o-mini"}) == [] and run_notes({"lm": "local/models/qwen-7b.gguf"}) == []
+
+
+def test_demo_runs_on_the_local_model_when_the_extra_is_there(stand_in, tmp_path, capsys, monkeypatch, wmt23_root):
+    import tribunal.eval.equiv.rules.embedding as embedding
+    import tribunal.eval.meta.meta_eval_job as meta_eval_job
+
+    monkeypatch.setattr(local_models, "bundled_gguf", lambda: stand_in)  # the stand-in plays the bundled model
+    monkeypatch.setattr(local_models, "missing_local_extra", lambda: None)
+    monkeypatch.setattr(embedding, "local_minilm_available", lambda: False)
+    computed = meta_eval_job.run_meta_eval
+    monkeypatch.setattr(meta_eval_job, "run_meta_eval", lambda data, *a, **k: computed(data, ["BLEU"], ["zh-en"],
+                                                                                       *a[2:], **k))
+    monkeypatch.setenv("TRIBUNAL_DATA", str(wmt23_root.parent))
+    monkeypatch.delenv("TRIBUNAL_LM", raising=False)
+    outcome = run_cli(capsys, "demo", "--no-track", "--no-cache", "--out", tmp_path / "demo")
+    assert outcome.status == 0, outcome.err
+    assert "M-MAD on 2 WMT23 zh-en items with local" in outcome.out
+    assert "The LLM equivalence judge on 3 pairs of the suite with local" in outcome.out
+    assert local_models.QUALITY_NOTICE in outcome.err
+    wait_for(lambda: not alive(server_pid(tmp_path)), "the demo's server to stop")
