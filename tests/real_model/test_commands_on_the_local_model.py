@@ -123,9 +123,13 @@ def test_optimize_export_and_evaluate(local_model, model_report, tmp_path, capsy
     run_id = _run_id(tuned.out)
     exported = run_cli(capsys, "export", run_id, "--out", tmp_path / "exported.json", *tracking)
     assert exported.status == 0, exported.err
+    before_eval = local_model.mark()
     evaluated = run_cli(capsys, "mt", "evaluate", "--lp", "zh-en", "--rated-only", "--limit", "1", "--concurrency", "1",
                         "--program", tmp_path / "exported.json", *LM, "--no-track", "--out", tmp_path / "tuned-eval")
     _sane(evaluated)
+    calls, prompt, _ = totals(local_model.since(before_eval))
+    assert _number(r"(\d+) answered by the provider", evaluated.out + evaluated.err) == calls
+    assert _number(r"tokens \(provider usage\): ([\d,]+) in", evaluated.out + evaluated.err) == prompt
     items, unscored, reasons = _check_unscored(tmp_path / "tuned-eval")
     _report(model_report, "optimize labeled --budget 2, export, mt evaluate --program FILE", local_model.since(mark),
             items=items, scored=items - unscored, reasons=reasons,
