@@ -41,25 +41,28 @@ class RoleLMs:
 
 
 def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = True,
-                  api_key_env: str | None = None) -> Any:
-    """A ``dspy.LM`` for one role (the test engine when the hook is set)."""
-    from tribunal.programs.lm import LMSettings, build_lm
+                  api_key_env: str | None = None, limits: dict[str, Any] | None = None) -> Any:
+    """A ``dspy.LM`` for one role (the test engine when the hook is set); ``limits``: max_tokens, timeout."""
+    from tribunal.programs.lm import LMSettings, build_lm, settings_error
 
     engine = _test_engine(role, model)
-    settings = LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache and engine is None)
+    given = {k: v for k, v in (limits or {}).items() if v is not None}
     try:
+        settings = LMSettings(model=model, api_base=api_base, api_key_env=api_key_env,
+                              cache=cache and engine is None, **given)
         return build_lm(settings, engine=engine)
     except ValueError as err:
-        raise UserError(f"--{role}-lm {model}: {err}") from None
+        raise UserError(f"--{role}-lm {model}: {settings_error(err)}") from None
 
 
 def build_role_lms(task: str, teacher: str | None, prompt: str | None, api_base: str | None,
-                   needs_prompt: bool, cache: bool = True, api_key_env: str | None = None) -> RoleLMs:
+                   needs_prompt: bool, cache: bool = True, api_key_env: str | None = None,
+                   limits: dict[str, Any] | None = None) -> RoleLMs:
     """Task LM always; teacher when asked for; the prompt LM (default: the task model) when needed."""
     prompt_model = (prompt or task) if needs_prompt else None
     return RoleLMs(
-        task=build_role_lm("task", task, api_base, cache, api_key_env),
-        teacher=build_role_lm("teacher", teacher, api_base, cache, api_key_env) if teacher else None,
-        prompt=build_role_lm("prompt", prompt_model, api_base, cache, api_key_env) if prompt_model else None,
+        task=build_role_lm("task", task, api_base, cache, api_key_env, limits),
+        teacher=build_role_lm("teacher", teacher, api_base, cache, api_key_env, limits) if teacher else None,
+        prompt=build_role_lm("prompt", prompt_model, api_base, cache, api_key_env, limits) if prompt_model else None,
         models={"task": task, "teacher": teacher, "prompt": prompt_model},
     )

@@ -49,6 +49,8 @@ class OptimizeRequest(BaseModel):
     threads: int = Field(4, ge=1)
     cache: bool = Field(True, description="Reuse DSPy's response cache (answers from it cost nothing).")
     reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer is asked again (--reasks).")
+    max_tokens: int | None = Field(None, gt=0, description="Most tokens an answer may have (every role).")
+    timeout: float | None = Field(None, gt=0, description="Seconds to wait for an answer (every role).")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
     out: Path | None = None
 
@@ -125,7 +127,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         dev = load_training_data(request.dev, "--dev", inputs)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
-                         cache=request.cache, api_key_env=request.api_key_env)
+                         cache=request.cache, api_key_env=request.api_key_env,
+                         limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
     from tribunal.programs.answers.reask import set_reasks
 
     set_reasks(lms.task, request.reasks)

@@ -1,6 +1,12 @@
 """Language-model settings and construction; secrets come only from the environment.
 
 A role (dimension agent, debater, judge, ...) may run on its own LM: ``--role-lm judge=MODEL``.
+
+An OpenAI-compatible server that is not OpenAI (``openai/MODEL`` with an ``api_base``, and the local
+models ``local`` / ``local/PATH.gguf``) is reached through :class:`~tribunal.programs.server_engine.ServerEngine`,
+which sends the token limit as ``max_tokens`` (the field such servers honour) and asks for JSON the
+way the server takes it. There the token limit defaults to :data:`DEFAULT_SERVER_MAX_TOKENS`, so a
+runaway answer stops instead of filling the context; a hosted provider keeps its own default.
 """
 
 from __future__ import annotations
@@ -8,7 +14,12 @@ from __future__ import annotations
 import os
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+DEFAULT_SERVER_MAX_TOKENS = 1024
+"""The token limit of an answer from an OpenAI-compatible server or a local model, unless --max-tokens says."""
+DEFAULT_TIMEOUT = 120.0
+"""Seconds without an answer before a call times out (and is retried), unless --timeout says."""
 
 
 class LMSettings(BaseModel):
@@ -22,9 +33,11 @@ class LMSettings(BaseModel):
         None, description="Environment variable holding the API key (default: the provider's usual one)."
     )
     temperature: float | None = 0.0
-    max_tokens: int | None = None
+    max_tokens: int | None = Field(None, gt=0, description=(
+        "Most tokens an answer may have (default: 1024 on an OpenAI-compatible server or a local model, "
+        "the provider's own limit elsewhere)."))
     num_retries: int = 5
-    timeout: float | None = 120.0
+    timeout: float | None = Field(DEFAULT_TIMEOUT, gt=0, description="Seconds to wait for an answer.")
     cache: bool = Field(True, description="Reuse DSPy's response cache (keyed by model, endpoint and request); "
                                           "answers from it are counted apart and cost nothing.")
     engine: Literal["auto", "litellm", "lm15"] = "auto"
@@ -32,9 +45,64 @@ class LMSettings(BaseModel):
                                                     "truncated one) is asked again before its item is unscored "
                                                     "(tribunal.programs.answers.reask).")
 
+    @model_validator(mode="after")
+    def _local_runs_its_own_server(self) -> "LMSettings":
+        from tribunal.programs.local_models import is_local
+
+        if is_local(self.model) and self.api_base:
+            raise ValueError(f"--lm {self.model} starts its own server on this machine: drop --api-base")
+        return self
+
     def public(self) -> dict[str, Any]:
         """What may be logged: everything here (no secret is a field)."""
         return self.model_dump()
+
+
+def settings_error(err: ValueError) -> str:
+    """One line for a refused setting: a validator's own message (it names the option), else the error's first line."""
+    errors = getattr(err, "errors", None)
+    if callable(errors) and errors():
+        return str(errors()[0].get("msg", err)).removeprefix("Value error, ")
+    return str(err).split("\n")[0]
+
+
+def on_server(settings: LMSettings) -> bool:
+    """Whether the LM is an OpenAI-compatible server that is not OpenAI (``openai/`` + api_base, or local)."""
+    from tribunal.programs.local_models import is_local
+
+    if is_local(settings.model):
+        return True
+    return (bool(settings.api_base) and settings.model.startswith("openai/") and settings.engine != "litellm"
+            and "api.openai.com" not in settings.api_base)
+
+
+def effective_max_tokens(settings: LMSettings) -> int | None:
+    """The token limit the requests carry: the setting, else the server default, else None (the provider's)."""
+    if settings.max_tokens is not None:
+        return settings.max_tokens
+    return DEFAULT_SERVER_MAX_TOKENS if on_server(settings) else None
+
+
+def server_engine(settings: LMSettings, connections: int | None = None) -> tuple[str, Any]:
+    """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server)."""
+    from tribunal.programs.local_models import is_local, local_endpoint
+    from tribunal.programs.server_engine import ServerEngine
+
+    if is_local(settings.model):
+        alias, api_base, endpoint = local_endpoint(settings.model)
+        return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, connections=connections,
+                                               cache_endpoint=endpoint, local=True)
+    return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout,
+                                        connections=connections)
+
+
+def _api_key(settings: LMSettings) -> str | None:
+    if not settings.api_key_env:
+        return None
+    key = os.environ.get(settings.api_key_env)
+    if not key:
+        raise ValueError(f"environment variable {settings.api_key_env} (the API key) is not set")
+    return key
 
 
 def endpoint_label(api_base: str | None) -> str:
@@ -53,29 +121,31 @@ def build_lm(settings: LMSettings, engine: Any = None):
     """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
     import dspy
 
-    from tribunal.programs import dspy_speedups, response_cache
+    from tribunal.programs import dspy_speedups, response_cache, timeout_hint
 
     dspy_speedups.install()
     response_cache.install()
+    timeout_hint.install()
 
     kwargs: dict[str, Any] = dict(
         temperature=settings.temperature,
-        max_tokens=settings.max_tokens,
+        max_tokens=effective_max_tokens(settings),
         num_retries=settings.num_retries,
         cache=settings.cache,
     )
     from tribunal.programs.answers.reask import set_reasks
 
+    if engine is None and on_server(settings):
+        model, engine = server_engine(settings)
+        return set_reasks(dspy.LM(model, engine=engine, **kwargs), settings.reasks)
     if engine is not None:
         return set_reasks(dspy.LM(settings.model, engine=engine, **kwargs), settings.reasks)
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     if settings.timeout:
         kwargs["timeout"] = settings.timeout
-    if settings.api_key_env:
-        key = os.environ.get(settings.api_key_env)
-        if not key:
-            raise ValueError(f"environment variable {settings.api_key_env} (the API key) is not set")
+    key = _api_key(settings)
+    if key:
         kwargs["api_key"] = key
     return set_reasks(dspy.LM(settings.model, engine=settings.engine, **kwargs), settings.reasks)
 
@@ -115,10 +185,14 @@ def role_lm(value: "str | RoleLM | dict") -> RoleLM:
 
 def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
     """One LM per role: the default settings with the role's model (and endpoint and key, if it has them)."""
+    from tribunal.programs.local_models import is_local
+
     built = {}
     for role, value in roles.items():
         own = role_lm(value)
         update = {"model": own.model} | {k: v for k, v in (("api_base", own.api_base),
                                                            ("api_key_env", own.api_key_env)) if v}
+        if is_local(own.model):  # a local model runs its own server, whatever the default LM's endpoint
+            update["api_base"] = None
         built[role] = build_lm(settings.model_copy(update=update), engine)
     return built

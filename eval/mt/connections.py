@@ -18,6 +18,12 @@ def pooled_engine(settings: Any, connections: int) -> Any | None:
     """An ``LM15Engine`` for ``settings`` with ``connections`` sockets, or None when DSPy's suffices."""
     if connections <= DSPY_DEFAULT_CONNECTIONS or settings.engine == "litellm":
         return None
+    from tribunal.programs.lm import on_server, server_engine
+
+    if on_server(settings):  # an OpenAI-compatible server: its own engine, with that many sockets
+        from tribunal.programs.local_models import is_local
+
+        return None if is_local(settings.model) else server_engine(settings, connections)[1]
     from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
     from dspy.lm15 import RouterConfig
 

@@ -85,4 +85,12 @@ def describe_run(client: Any, run_id: str, title: str | None = None) -> None:
         return
     metrics = run.data.metrics
     shown = key_metrics(metrics, key_metric_names(metrics, 8))
-    client.set_tag(run_id, DESCRIPTION_TAG, description(title or run.info.run_name, tags.get("tribunal.signature"), shown))
+    client.set_tag(run_id, DESCRIPTION_TAG, description(title or run.info.run_name, tags.get("tribunal.signature"), shown,
+                                                        run_notes(run.data.params)))
+
+
+def run_notes(params: Mapping[str, Any]) -> list[str]:
+    """Notes every description of such a run carries: a run on the bundled 135M model says what it is worth."""
+    from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
+
+    return [QUALITY_NOTICE[0].upper() + QUALITY_NOTICE[1:] + "."] if mentions_bundled(dict(params)) else []

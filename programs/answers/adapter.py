@@ -103,6 +103,11 @@ def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat",
     return values
 
 
+def asks_for_json(lm: Any) -> bool:
+    """Whether ``lm``'s engine asks for JSON answers (a local model, whose server holds them to the schema)."""
+    return bool(getattr(getattr(lm, "engine", None), "answers_in_json", False))
+
+
 class _FeedbackTurns:
     """A re-ask (:mod:`.reask`) adds the unusable answer and what was wrong with it after DSPy's prompt."""
 
@@ -115,10 +120,15 @@ class _FeedbackTurns:
 
 
 class TolerantChatAdapter(_FeedbackTurns, ChatAdapter):
-    """DSPy's chat format; answers read tolerantly, in one call."""
+    """DSPy's chat format; answers read tolerantly, in one call. An LM that :func:`asks_for_json` gets DSPy's JSON format."""
 
     def __init__(self, **kwargs: Any):
         super().__init__(use_json_adapter_fallback=False, **kwargs)
+
+    def __call__(self, lm: Any, lm_kwargs: dict, signature: Any, demos: list, inputs: dict) -> list:
+        if asks_for_json(lm):
+            return TolerantJSONAdapter(callbacks=self.callbacks)(lm, lm_kwargs, signature, demos, inputs)
+        return super().__call__(lm, lm_kwargs, signature, demos, inputs)
 
     def parse(self, signature: Any, completion: str) -> dict[str, Any]:
         return _read(signature, completion, "chat", type(self).__name__)

@@ -19,10 +19,11 @@ import random
 import socket
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Iterator
 
 from tests.support.mqm_fakes import Renderer, Responder, answer, task_message
+from tests.support.serving import serving
 
 Fault = Callable[[int, str, dict[str, Any]], "str | None"]
 BadAnswer = Callable[[dict[str, Any]], "str | None"]
@@ -146,13 +147,5 @@ def loopback_server(responder: Responder | None = None, fault: Fault | None = No
     ``respond_raw`` answers whole request bodies instead of the MQM ``responder``.
     """
     state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter, bad_answer)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
+    with serving(_handler(state)) as api_base:
+        yield api_base, state

@@ -101,7 +101,7 @@ def test_compare_prints_significance(tmp_path, wmt23_root):
 
 
 def test_demo_runs_offline_and_says_where_to_look(tmp_path, wmt23_root):
-    result = tribunal("demo", cwd=tmp_path, env={"TRIBUNAL_DATA": str(wmt23_root.parent)})
+    result = tribunal("demo", "--no-lm", cwd=tmp_path, env={"TRIBUNAL_DATA": str(wmt23_root.parent)})
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "tribunal-out" / "demo" / "wmt23_meta_eval.tsv").is_file()
     assert "mlflow ui --backend-store-uri" in result.stdout

@@ -112,7 +112,7 @@ def test_demo_options(tmp_path, capsys, monkeypatch, wmt23_root):
         assert fresh.status == 0 and len(state.hits) == 2 * paid
     assert "MLflow experiment" not in fresh.out  # --no-track: no store summary
     monkeypatch.delenv("TRIBUNAL_LM")
-    offline = run_cli(capsys, "demo", "--out", tmp_path / "d4", "--no-track")
+    offline = run_cli(capsys, "demo", "--no-lm", "--out", tmp_path / "d4", "--no-track")
     assert "Set TRIBUNAL_LM" in offline.out and "M-MAD on 5" not in offline.out
 
 

@@ -11,6 +11,7 @@ import typer
 from tribunal.cli.errors import TribunalError, UserError, report, report_error  # noqa: F401  (re-exported)
 from tribunal.cli.help_policy import apply_policy
 from tribunal.cli.interrupts import second_interrupt_stops_at_once
+from tribunal.cli.local_model import local_model_scope
 from tribunal.errors import EXIT_INTERRUPTED
 from tribunal.quiet import prepare_environment, set_verbose
 
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     set_verbose(False)
     args = _global_flags_first(list(argv) if argv is not None else sys.argv[1:])
     try:
-        with second_interrupt_stops_at_once():
+        with second_interrupt_stops_at_once(), local_model_scope():
             status = app(args=args, prog_name="tribunal", standalone_mode=False)
         if status == EXIT_INTERRUPTED:  # Typer's answer to a bare KeyboardInterrupt: silent 130
             report("interrupted", interrupted=True)

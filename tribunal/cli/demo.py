@@ -10,8 +10,9 @@ import typer
 from tribunal.cli.common import NoTrack, TrackingUri, data_root, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
+from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
+from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption
 
 EPILOG = examples(
     "tribunal demo",
@@ -27,12 +28,18 @@ def demo(
     data: Optional[Path] = typer.Option(None, "--data", help="A wmt23-style folder (default: $TRIBUNAL_DATA/wmt23)."),
     out: Path = typer.Option(Path("tribunal-out/demo"), "--out", metavar="DIR", help="Where result files go."),
     lm: Optional[str] = typer.Option(None, "--lm", envvar="TRIBUNAL_LM",
-                                     help="LiteLLM model for the M-MAD step (without one the step is skipped)."),
+                                     help="LiteLLM model for the M-MAD and equivalence-judge steps (default: the "
+                                          "local model when the local extra is installed; without any the steps "
+                                          "are skipped)."),
     api_base: Optional[str] = typer.Option(None, "--api-base", envvar="TRIBUNAL_API_BASE", help=API_BASE_HELP),
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", envvar="TRIBUNAL_API_KEY_ENV",
                                               help=API_KEY_ENV_HELP),
     cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
+    no_lm: bool = typer.Option(False, "--no-lm", help="Skip the LM steps (and the local model): the offline "
+                                                     "meta-evaluation and the rules' audit only."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = typer.Option("tribunal-demo", "--experiment", help="MLflow experiment name."),
@@ -45,6 +52,10 @@ def demo(
        (TF-IDF alone without the embeddings extra), in OUT/equiv-audit/.
     3. With an LM (--lm or TRIBUNAL_LM, with TRIBUNAL_API_BASE / TRIBUNAL_API_KEY_ENV as needed):
        M-MAD on 5 rated WMT23 zh-en items, in OUT/mmad/.
+       Without one, when the local extra is installed, they run on the bundled local model
+       (SmolLM2-135M-Instruct): M-MAD (lean, one debate round) on 2 items, then the LLM
+       equivalence judge on 3 pairs of the suite (OUT/equiv-judge/), a few minutes on 2 cores; a
+       135M model's judgments say nothing about quality. --no-lm skips the LM steps.
     Each step is an MLflow run of the experiment tribunal-demo; the demo ends with what the
     store holds and the command that opens it.
     """
@@ -53,8 +64,16 @@ def demo(
     from tribunal.eval.meta.report import write_tsv
     from tribunal.cli.lm_options import build_cli_lm
     from tribunal.cli.tables import print_meta_table
+    from tribunal.programs.local_models import is_local
 
-    build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks)  # a bad option fails before any step runs
+    if no_lm and (lm or api_base or api_key_env):
+        raise UserError("--no-lm: the demo was also given an LM (--lm, --api-base, --api-key-env or TRIBUNAL_LM)")
+    if lm is None and not api_base and not api_key_env and not no_lm:
+        from tribunal.programs.local_models import LOCAL, missing_local_extra
+
+        lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
+    max_tokens = max_tokens or _local_limit(lm)
+    build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout)  # a bad option fails before any step
     writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, experiment)
@@ -71,7 +90,11 @@ def demo(
         line(console, f"table: {out / 'wmt23_meta_eval.tsv'}")
     equiv_audit_step(console, settings, out / "equiv-audit")
     if have_wmt23:
-        _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache, reasks)
+        _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache,
+                   {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None})
+    if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
+        equiv_judge_step(console, settings, out / "equiv-judge",
+                         build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout), lm)
     if settings.enabled:
         from tribunal.eval.tracking.prompts import register_all_signatures
         from tribunal.eval.tracking.store_summary import store_summary, summary_line
@@ -106,20 +129,55 @@ def equiv_audit_step(console, settings, out: Path) -> None:
 
 
 def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], api_base: Optional[str],
-               api_key_env: Optional[str], cache: bool, reasks: Optional[int] = None) -> None:
+               api_key_env: Optional[str], cache: bool, limits: Optional[dict] = None) -> None:
     """M-MAD on a handful of WMT23 zh-en items when an LM is configured."""
     if not model:
         console.print("\n[dim]Set TRIBUNAL_LM (and TRIBUNAL_API_BASE, TRIBUNAL_API_KEY_ENV) or pass --lm to also "
-                      "run M-MAD on a few WMT23 items.[/dim]")
+                      "run M-MAD on a few WMT23 items (or install the local extra, pip install 'tribunal[local]', "
+                      "to run them on a small model on this machine).[/dim]")
         return
     from tribunal.cli.mt_evaluate import run_and_report
     from tribunal.eval.mt.config import EvaluateConfig
     from tribunal.programs.lm import LMSettings
 
-    console.rule(f"3. M-MAD on 5 WMT23 zh-en items with {model}")
+    from tribunal.programs.local_models import is_bundled
+
+    small = is_bundled(model)  # the bundled model: few, short calls, so the step takes minutes on 2 cores
+    items = LOCAL_DEMO_ITEMS if small else 5
+    console.rule(f"3. M-MAD on {items} WMT23 zh-en items with {model}")
     lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache,
-                    **({"reasks": reasks} if reasks is not None else {}))
+                    **(limits or {}))
     demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
-    config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=5, rated_only=True, demos=demos,
-                            demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=4)
+    mmad = {"preset": "lean", "rounds": 1} if small else {}
+    config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=items, rated_only=True, demos=0 if small else demos,
+                            demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=1 if small else 4,
+                            mmad=mmad)
     run_and_report(config, tracking)
+
+
+LOCAL_DEMO_ITEMS = 2
+LOCAL_DEMO_MAX_TOKENS = 192
+
+
+def _local_limit(model: Optional[str]) -> Optional[int]:
+    """The bundled model's answers are bounded tighter in the demo (seconds per call on 2 cores)."""
+    from tribunal.programs.local_models import is_bundled
+
+    return LOCAL_DEMO_MAX_TOKENS if is_bundled(model) else None
+
+
+def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: int = 3) -> None:
+    """The LLM equivalence judge (full rubric) on the first ``pairs`` pairs of the shipped suite."""
+    from tribunal.cli.equiv import audited, build_rules, print_audit
+    from tribunal.cli.progress import progress_bars
+    from tribunal.eval.equiv.audit_job import run_audit
+    from tribunal.eval.equiv.suite import load_suite
+
+    console.rule(f"4. The LLM equivalence judge on {pairs} pairs of the suite with {lm_name}")
+    suite = load_suite()
+    suite = suite.model_copy(update={"name": f"{suite.name}[:{pairs}]", "hash": f"{suite.hash}[:{pairs}]",
+                                     "pairs": suite.pairs[:pairs]})
+    rules = build_rules("llm", "full", {"lm": lm_obj, "lm_name": lm_name, "threads": 1})
+    with progress_bars() as report:
+        result = audited(report, lambda progress: run_audit(suite, rules, 1, settings, out, progress=progress), 1)
+    print_audit(console, result)

@@ -13,7 +13,8 @@ from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.numbers import count, number, seconds
-from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, ReasksOption, build_cli_lm
+from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, MaxTokensOption,
+                                     ReasksOption, TimeoutOption, build_cli_lm)
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
 
@@ -163,6 +164,8 @@ def audit(
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     temperature: float = typer.Option(0.0, "--temperature", help="LLM judge sampling temperature."),
     tfidf_threshold: float = typer.Option(defaults.TFIDF_THRESHOLD, "--tfidf-threshold", help="TF-IDF cosine at or above which a pair is 'same'."),
     embedding_threshold: str = typer.Option(
@@ -219,7 +222,8 @@ def audit(
         writable_folder(out, "--out")
     loaded = first_pairs(load_pairs_or_suite(suite, pairs), limit)
     # Repeats meant to be independent must be fresh calls: a cached answer would make them agree by construction.
-    options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1, reasks=reasks)
+    options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1, reasks=reasks,
+                                 max_tokens=max_tokens, timeout=timeout)
     if program is not None:
         from tribunal.optimizers.program_source import resolve_program
 
@@ -349,6 +353,8 @@ def generate(
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     suite: Optional[Path] = SuiteOption,
     temperature: float = typer.Option(0.3, "--temperature", help="Generator sampling temperature."),
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
@@ -369,7 +375,7 @@ def generate(
     from tribunal.eval.tracking.generate_run import run_generation
 
     writable_file(out, "--out")
-    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks)
+    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     loaded = load_suite_or_fail(suite)
     with progress_bars() as report:

@@ -12,7 +12,8 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import ApiBaseOption, ApiKeyEnvOption, CacheOption, ReasksOption, build_cli_lm
+from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption, MaxTokensOption, ReasksOption,
+                                     TimeoutOption, build_cli_lm)
 from tribunal.cli.numbers import number, p_value
 from tribunal.eval.equiv import defaults
 
@@ -64,6 +65,8 @@ def run(
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse DSPy's response cache for a resumed run folder "
                                "(reruns are never answered from it: each lineage samples with its own rollout id)."),
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     instance: Optional[List[Path]] = typer.Option(
         None, "--instance", help="Instance file (repeatable): a JSON object, a JSON list or JSON Lines, each with id, "
         "research_question, observed_finding, opening_hypotheses and optional evidence passages. "
@@ -120,11 +123,12 @@ def run(
         make_console(stderr=True).print("[yellow]note:[/yellow] --temperature 0: the reruns are fresh calls, but a "
                                         "deterministic model will answer them alike")
     settings = RunSettings(depths=_depths(depths), reruns=reruns, max_per_opening=max_per_opening, threads=threads)
-    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks)
+    lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
     judge_obj = judge_public = None
     if engagement:
-        judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature, api_key_env, cache, reasks)
+        judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature, api_key_env, cache, reasks, max_tokens,
+                                 timeout)
         judge_public = LMSettings(model=judge_lm or lm, api_base=api_base, temperature=judge_temperature).public()
     result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
                           judge_obj, judge_public)
@@ -158,6 +162,8 @@ def divergence(
     api_key_env: Optional[str] = ApiKeyEnvOption,
     cache: bool = CacheOption,
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     tfidf_threshold: float = typer.Option(
         defaults.TFIDF_THRESHOLD, "--tfidf-threshold",
         help="tfidf rule: TF-IDF cosine similarity at or above which two hypotheses are the 'same'."),
@@ -203,7 +209,7 @@ def divergence(
                                   max_states=exact_limit, samples=samples, seed=seed, frame_judge=frame_judge)
     writable_folder(out or run_dir / "divergence", "--out")
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
-                   lm=build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks), lm_name=lm)
+                   lm=build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)
     try:
         result = run_divergence(run_dir, rule_objs, tracking_settings(tracking_uri, no_track, experiment),

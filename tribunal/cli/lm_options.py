@@ -3,7 +3,9 @@
 ``--lm MODEL`` (a LiteLLM/DSPy name), ``--api-base URL``, ``--api-key-env VAR`` (the variable
 holding the key; the key itself never appears on a command line) and ``--cache/--no-cache``
 (DSPy's response cache: on by default, keyed by model, endpoint and request; answers it serves
-are counted apart and cost nothing) and ``--reasks N`` (unusable answers asked again, default 2).
+are counted apart and cost nothing), ``--reasks N`` (unusable answers asked again, default 2),
+``--max-tokens N`` (the longest answer) and ``--timeout S`` (seconds to wait for an answer).
+``--lm local`` / ``--lm local/PATH.gguf`` runs a model on this machine (:mod:`tribunal.programs.local_models`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ import typer
 
 from tribunal.cli.errors import UserError
 
-LM_HELP = "LiteLLM model name, e.g. openai/gpt-4o-mini (the key comes from the provider's usual variable)."
+LM_HELP = ("LiteLLM model name, e.g. openai/gpt-4o-mini (the key comes from the provider's usual variable); "
+           "local for the bundled 135M model on this machine (the local extra), local/PATH.gguf for a GGUF file.")
 API_BASE_HELP = "Base URL of an OpenAI-compatible server (vLLM, Ollama, a gateway)."
 API_KEY_ENV_HELP = ("Environment variable holding the API key (default: the provider's usual one, "
                     "e.g. OPENAI_API_KEY); the key never goes on the command line.")
+MAX_TOKENS_HELP = ("Most tokens an answer may have (default: 1024 on an OpenAI-compatible server, --api-base, or a "
+                   "local model; the provider's own limit elsewhere).")
+TIMEOUT_HELP = "Seconds to wait for an answer before the call is retried (default: 120)."
 CACHE_HELP = ("Reuse DSPy's response cache (keyed by model, endpoint and request); answers it serves are "
               "counted apart and cost nothing.")
 
@@ -29,24 +35,35 @@ CacheOption = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP)
 REASKS_HELP = ("Times an unusable answer (a refusal, an unreadable, invalid or cut answer) is asked again, with "
                "what was wrong with it, before its item is unscored (default: 2).")
 ReasksOption = typer.Option(None, "--reasks", min=0, max=10, metavar="N", help=REASKS_HELP)
+MaxTokensOption = typer.Option(None, "--max-tokens", min=1, metavar="N", help=MAX_TOKENS_HELP)
+TimeoutOption = typer.Option(None, "--timeout", metavar="S", help=TIMEOUT_HELP)
+
+
+def check_timeout(timeout: Optional[float]) -> None:
+    """A one-line error for a --timeout that is not a positive finite number of seconds."""
+    if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
+        raise UserError(f"--timeout {timeout}: must be a positive number of seconds")
 
 
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
-                 cache: bool = True, reasks: Optional[int] = None) -> Any:
+                 cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
+                 timeout: Optional[float] = None) -> Any:
     """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
     if not math.isfinite(temperature) or temperature < 0:
         raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
+    check_timeout(timeout)
     if lm is None:
         if api_base or api_key_env:
             raise UserError(f"{'--api-base' if api_base else '--api-key-env'} needs --lm MODEL")
         return None
-    from tribunal.programs.lm import LMSettings, build_lm
+    from tribunal.programs.lm import LMSettings, build_lm, settings_error
 
+    limits = {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None}
     try:
         return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
-                                   cache=cache, **({"reasks": reasks} if reasks is not None else {})))
+                                   cache=cache, **limits))
     except ValueError as err:
-        raise UserError(str(err)) from err
+        raise UserError(settings_error(err)) from err
 
 
 def independent_repeats_notice(repeats: int, temperature: float, what: str) -> str | None:

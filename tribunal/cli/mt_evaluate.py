@@ -12,7 +12,7 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
+from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption, check_timeout
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.errors import EXIT_UNSCORED
 
@@ -48,6 +48,8 @@ def evaluate(
     api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP),
     cache: Optional[bool] = typer.Option(None, "--cache/--no-cache", help=CACHE_HELP + " Default: on."),
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -84,6 +86,7 @@ def evaluate(
     from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge
     from tribunal.programs.lm import parse_role_lms
 
+    check_timeout(timeout)
     try:
         base = load_config_file(config) if config else {}
         roles = parse_role_lms(role_lm) if role_lm else None
@@ -93,7 +96,8 @@ def evaluate(
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
     flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
-                    "cache": cache, "reasks": reasks, "temperature": temperature},
+                    "cache": cache, "reasks": reasks, "temperature": temperature, "max_tokens": max_tokens,
+                    "timeout": timeout},
              "segment": {"reference": reference, "context": context},
              "sampling": {"samples": samples, "combine": combine},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},

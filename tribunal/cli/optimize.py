@@ -11,7 +11,8 @@ from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_setti
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, ReasksOption
+from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
+                                     TimeoutOption)
 from tribunal.cli.numbers import number
 from tribunal.optimizers.registry import OPTIMIZERS
 
@@ -57,6 +58,8 @@ def optimize(
     threads: int = typer.Option(4, "--threads", min=1, max=256, help="Concurrent LM calls."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
     reasks: Optional[int] = ReasksOption,
+    max_tokens: Optional[int] = MaxTokensOption,
+    timeout: Optional[float] = TimeoutOption,
     out: Optional[Path] = typer.Option(
         None, "--out", metavar="FILE", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
     tracking_uri: Optional[str] = TrackingUri,
@@ -80,7 +83,7 @@ def optimize(
         request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
                                   train=train, dev=dev, lm=lm, api_base=api_base, api_key_env=api_key_env,
                                   teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
-                                  threads=threads, cache=cache, out=out,
+                                  threads=threads, cache=cache, max_tokens=max_tokens, timeout=timeout, out=out,
                                   **({"reasks": reasks} if reasks is not None else {}))
     except ValidationError as err:
         first = err.errors()[0]
