@@ -11,6 +11,7 @@ from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair, language_pairs
+from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.meta.clusters import Ranking, significance
 from tribunal.eval.meta.lp_tasks import LpResult
 from tribunal.eval.meta.protocols import Protocol, get_protocol
@@ -60,10 +61,12 @@ def _check_score_folders(scores: tuple[Path, ...], lps: list[str]) -> None:
                             f"like metric-scores/: LP/NAME-REF.seg.score)")
 
 
-def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ()) -> dict[str, LanguagePair]:
+def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
+               cache: ScoreCache | None = None) -> dict[str, LanguagePair]:
     """Open the requested language pairs (the data set's primary ones by default).
 
-    ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output).
+    ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output);
+    ``cache`` keeps the parsed score files across runs.
     """
     present = language_pairs(data)
     lps = lps or default_lps(data)
@@ -71,7 +74,7 @@ def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ())
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
     _check_score_folders(tuple(scores), lps)
-    return {lp: LanguagePair(data, lp, extra_metric_roots=scores) for lp in lps}
+    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache) for lp in lps}
 
 
 def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> None:
@@ -98,11 +101,12 @@ def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]
 def run_meta_eval(
     data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
     scores: tuple[Path, ...] = (), protocol: str | None = None, samples: int = 0, seed: int = 1234,
-    coverage_limited: bool = False,
+    coverage_limited: bool = False, data_cache: bool = True,
 ) -> MetaEvalResult:
     """Compute a protocol's table (the data set's own by default), optionally ranked, as one MLflow run.
 
-    ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws.
+    ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws;
+    ``data_cache`` reads parsed score files from the user's cache (:mod:`score_cache`).
     """
     import time
 
@@ -110,13 +114,15 @@ def run_meta_eval(
 
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
-    pairs = load_pairs(data, lps, tuple(scores))
+    cache = ScoreCache.default() if data_cache else None
+    pairs = load_pairs(data, lps, tuple(scores), cache)
     check_metrics(pairs, metrics)
     computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
     rankings = significance(computed, samples, seed) if samples else {}
     table = with_ranks(computed.table, rankings) if samples else computed.table
     names = list(computed.details)
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names))}"
+    digest_of = cache.sha256 if cache else None
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names), digest_of=digest_of)}"
     fields = {"task": f"{chosen.name}-primary", "metrics": len(names), "data": data_tag}
     if samples:
         fields |= {"significance": samples, "seed": seed}

@@ -78,23 +78,47 @@ def pairwise_p_values(scores: np.ndarray, flips: np.ndarray | None = None) -> np
     :func:`flip_matrix` for the number of segments.
     """
     scores = np.asarray(scores, float)
-    if scores.ndim != 2 or np.isnan(scores).any():
+    if scores.ndim != 2:
         raise ValueError("scores must be a (segments x systems) matrix without NaN")
-    flips = flip_matrix(scores.shape[0]) if flips is None else flips
-    grid = decimal_grid(scores)
-    values = scores if grid is None else grid
-    sums = flips @ values  # (permutations x systems): each system's sum over the flipped segments
-    at_most = sums[:, :, None] <= sums[:, None, :]
-    if grid is None:
-        n = scores.shape[0]
-        gamma = n * _UNIT_ROUNDOFF / (1 - n * _UNIT_ROUNDOFF)
-        bound = gamma * np.abs(values).sum(axis=0)  # rounding error of each column's flipped sum
-        margin = 2.0 * (bound[:, None] + bound[None, :])
-        undecided = np.abs(sums[:, :, None] - sums[:, None, :]) <= margin
-        for r, i, j in zip(*np.nonzero(undecided)):
-            if i != j:
-                at_most[r, i, j] = _exact_at_most(values, flips[r] > 0, i, j)
-    return at_most.mean(axis=0)
+    return pairwise_p_values_many(scores[None], flips)[0]
+
+
+def pairwise_p_values_many(scores: np.ndarray, flips: np.ndarray | None = None) -> np.ndarray:
+    """:func:`pairwise_p_values` of several metrics on the same cells at once: (metrics x systems x systems).
+
+    ``scores`` is (metrics x segments x systems). Each metric gets its own grid (or none), and one
+    matrix product gives every metric's permutation sums; each metric's comparisons are then
+    decided exactly as for one metric alone.
+    """
+    scores = np.asarray(scores, float)
+    if scores.ndim != 3 or np.isnan(scores).any():
+        raise ValueError("scores must be (metrics x segments x systems) matrices without NaN")
+    n_metrics, n_segments, n_systems = scores.shape
+    flips = flip_matrix(n_segments) if flips is None else flips
+    grids = [decimal_grid(x) for x in scores]
+    values = np.stack([x if g is None else g for x, g in zip(scores, grids)]) if n_metrics else scores
+    stacked = values.transpose(1, 0, 2).reshape(n_segments, n_metrics * n_systems)
+    sums = (flips @ stacked).reshape(flips.shape[0], n_metrics, n_systems)  # each system's flipped sums
+    p = np.empty((n_metrics, n_systems, n_systems))
+    for k in range(n_metrics):
+        sk = np.ascontiguousarray(sums[:, k])
+        at_most = sk[:, :, None] <= sk[:, None, :]
+        if grids[k] is None:
+            _decide_close_calls(at_most, sk, values[k], flips)
+        p[k] = np.count_nonzero(at_most, axis=0) / flips.shape[0]
+    return p
+
+
+def _decide_close_calls(at_most: np.ndarray, sums: np.ndarray, values: np.ndarray, flips: np.ndarray) -> None:
+    """Re-decide with exact sums the comparisons of float64 sums that lie within their rounding bound."""
+    n = values.shape[0]
+    gamma = n * _UNIT_ROUNDOFF / (1 - n * _UNIT_ROUNDOFF)
+    bound = gamma * np.abs(values).sum(axis=0)  # rounding error of each column's flipped sum
+    margin = 2.0 * (bound[:, None] + bound[None, :])
+    undecided = np.abs(sums[:, :, None] - sums[:, None, :]) <= margin
+    undecided[:, np.arange(values.shape[1]), np.arange(values.shape[1])] = False  # i vs i: always >=
+    for r, i, j in zip(*np.nonzero(undecided)):
+        at_most[r, i, j] = _exact_at_most(values, flips[r] > 0, i, j)
 
 
 def soft_pairwise_accuracy(gold_p: np.ndarray, metric_p: np.ndarray) -> float:
