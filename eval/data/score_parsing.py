@@ -1,12 +1,14 @@
 """Parse the bytes of a score file (``[DOMAIN\\t]SYSTEM\\tscore`` lines) into arrays, vectorised.
 
-The fast path finds every tab and newline with numpy, checks that each line has exactly the
-expected tabs, splits the text in C (``bytes.split``) and converts the score column in one numpy
-call. Anything it does not accept (a wrong column count, a score that is not a number, NaN or
-infinite, bytes that are not UTF-8, a carriage return) sends the file to the careful
-line-by-line parse, which raises the error naming the file and the first bad line, or accepts
-what Python's ``float`` accepts: the fast path never decides an error, and on the files it does
-accept it gives exactly ``float(text)`` for every score.
+The fast path is Arrow's C++ CSV reader (pyarrow, which MLflow already requires): names as
+dictionary columns (one Python string per distinct name, not per line), scores as float64,
+which equal Python's ``float`` of the text. Anything it does not accept (a wrong column count,
+an empty line, a score that is not a number, bytes that are not UTF-8), a NaN or infinite score
+and a carriage return send the file to the careful line-by-line parse, which raises the error
+naming the file and the first bad line, or accepts what Python's ``float`` accepts: the fast path
+never decides an error.
+
+A name column is ``(labels, codes)``: the distinct names and each line's index into them.
 """
 
 from __future__ import annotations
@@ -20,33 +22,50 @@ from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.score_cache import Parsed
 from tribunal.eval.data.text_files import split_lines
 
-_TAB, _NEWLINE = 9, 10
+Column = tuple[list[str], np.ndarray]
 
 
-def _fast_columns(content: bytes, columns: int) -> tuple[list[np.ndarray], np.ndarray] | None:
-    """(name columns as bytes arrays, float scores with NaN for ``None``), or None for the careful path."""
-    if content and not content.endswith(b"\n"):
-        content += b"\n"
-    if b"\r" in content:
-        return None
-    buf = np.frombuffer(content, np.uint8)
-    ends = np.flatnonzero(buf == _NEWLINE)
-    tabs = np.flatnonzero(buf == _TAB)
-    if len(tabs) != (columns - 1) * len(ends):
-        return None
-    if len(ends) and np.any(np.bincount(np.searchsorted(ends, tabs), minlength=len(ends)) != columns - 1):
-        return None
-    tokens = content.replace(b"\t", b"\n").split(b"\n")[:-1]
-    text = np.array(tokens[columns - 1::columns], dtype=bytes)
-    unrated = text == b"None"
+def _arrow_table(content: bytes, columns: int):
+    """The file as an Arrow table (names as dictionaries, scores as float64, ``None`` as null), or None."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [str(c) for c in range(columns)]
+    types = {**{n: pa.dictionary(pa.int32(), pa.string()) for n in names[:-1]}, names[-1]: pa.float64()}
     try:
-        scores = np.where(unrated, b"0", text).astype(np.float64)
-    except ValueError:
+        return pacsv.read_csv(
+            pa.py_buffer(content),
+            read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False, escape_char=False,
+                                             ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=["None"], strings_can_be_null=False,
+                                                 quoted_strings_can_be_null=False),
+        ).unify_dictionaries()
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if not np.isfinite(scores).all():
+
+
+def _fast_columns(content: bytes, columns: int) -> tuple[list[Column], np.ndarray] | None:
+    """(name columns, float scores with NaN for ``None``), or None for the careful path."""
+    if not content:
+        return [([], np.empty(0, np.int64)) for _ in range(columns - 1)], np.empty(0)
+    if b"\r" in content:  # line ends as text mode reads them: the careful path decides
         return None
-    scores[unrated] = np.nan
-    return [np.array(tokens[c::columns], dtype=bytes) for c in range(columns - 1)], scores
+    table = _arrow_table(content, columns)
+    if table is None:
+        return None
+    score_column = table.column(columns - 1)
+    scores = score_column.to_numpy()
+    # NaN must come from a literal None only (null), not from 'nan'; infinities are refused.
+    if int(np.isnan(scores).sum()) != score_column.null_count or np.isinf(scores).any():
+        return None
+    found = []
+    for c in range(columns - 1):
+        chunks = table.column(c).chunks
+        labels = chunks[0].dictionary.to_pylist() if chunks else []
+        codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in chunks] or [[]])
+        found.append((labels, codes.astype(np.int64)))
+    return found, np.asarray(scores, dtype=np.float64)
 
 
 def _score(path: Path, number: int, text: str) -> float:
@@ -63,68 +82,59 @@ def _score(path: Path, number: int, text: str) -> float:
     return value
 
 
-def _careful_columns(path: Path, content: bytes, columns: int, header: str) -> tuple[list[list[str]], np.ndarray]:
+def _careful_columns(path: Path, content: bytes, columns: int, header: str) -> tuple[list[Column], np.ndarray]:
     """Line by line: the first bad line raises a :class:`DataFormatError` naming it."""
     rows = [line.split("\t") for line in split_lines(path, content)]
     for number, row in enumerate(rows, 1):
         if len(row) != columns:
             raise DataFormatError(path, number, f"expected {columns} tab-separated columns ({header}), found {len(row)}")
     scores = np.array([_score(path, n, row[-1]) for n, row in enumerate(rows, 1)], dtype=np.float64)
-    return [[row[c] for row in rows] for c in range(columns - 1)], scores
+    names = []
+    for c in range(columns - 1):
+        labels = list(dict.fromkeys(row[c] for row in rows))
+        index = {label: k for k, label in enumerate(labels)}
+        names.append((labels, np.array([index[row[c]] for row in rows], dtype=np.int64)))
+    return names, scores
 
 
-def _names(path: Path, content: bytes, columns: int, header: str) -> tuple[list[np.ndarray], np.ndarray]:
-    """The name columns (bytes arrays from the fast path, str arrays from the careful one) and the scores."""
-    fast = _fast_columns(content, columns)
-    if fast is not None:
-        return fast
-    names, scores = _careful_columns(path, content, columns, header)
-    return [np.array(column, dtype=str) for column in names], scores
+def _columns(path: Path, content: bytes, columns: int, header: str) -> tuple[list[Column], np.ndarray]:
+    return _fast_columns(content, columns) or _careful_columns(path, content, columns, header)
 
 
-def _decoded(path: Path, content: bytes, values: list) -> list[str]:
-    """Names as str; bytes that are not UTF-8 go to the careful parse, which names the line."""
-    try:
-        return [v.decode("utf-8") if isinstance(v, bytes) else str(v) for v in values]
-    except UnicodeDecodeError:
-        split_lines(path, content)  # raises, naming the line
-        raise
+def _strings(column: Column) -> list[str]:
+    labels, codes = column
+    return [labels[c] for c in codes.tolist()]
 
 
-def _columns(path: Path, content: bytes, columns: int, header: str) -> tuple[list[list[str]], np.ndarray]:
-    names, scores = _names(path, content, columns, header)
-    return [_decoded(path, content, column.tolist()) for column in names], scores
-
-
-def group_by_system(names: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def group_by_system(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """(first line of each system in order of first appearance, its line count, the stable order that
     groups the lines by system, or None when the file already has one block per system)."""
-    n = len(names)
+    n = len(codes)
     if n == 0:
         return np.empty(0, np.int64), np.empty(0, np.int64), None
-    starts = np.flatnonzero(np.concatenate(([True], names[1:] != names[:-1])))
-    if len(np.unique(names[starts])) == len(starts):  # one block per system: the usual layout
+    starts = np.flatnonzero(np.concatenate(([True], codes[1:] != codes[:-1])))
+    if len(np.unique(codes[starts])) == len(starts):  # one block per system: the usual layout
         return starts, np.diff(np.append(starts, n)), None
-    _, first, codes = np.unique(names, return_index=True, return_inverse=True)
+    _, first, line_codes = np.unique(codes, return_index=True, return_inverse=True)
     appearance = np.argsort(first, kind="stable")
     rank = np.empty_like(appearance)
     rank[appearance] = np.arange(len(appearance))
-    line_codes = rank[codes.ravel()]
+    line_codes = rank[line_codes.ravel()]
     return first[appearance], np.bincount(line_codes, minlength=len(first)), np.argsort(line_codes, kind="stable")
 
 
 def parse_seg(path: Path, content: bytes) -> Parsed:
     """A ``.seg.score`` file: systems in order of first appearance, their line counts, scores grouped by system."""
-    (names,), scores = _names(path, content, 2, "SYSTEM, score")
-    firsts, counts, order = group_by_system(names)
-    systems = _decoded(path, content, names[firsts].tolist())
-    return Parsed({"systems": systems},
+    ((labels, codes),), scores = _columns(path, content, 2, "SYSTEM, score")
+    firsts, counts, order = group_by_system(codes)
+    return Parsed({"systems": [labels[c] for c in codes[firsts].tolist()]},
                   {"scores": scores if order is None else scores[order], "counts": counts.astype(np.int64)})
 
 
 def parse_sys(path: Path, content: bytes) -> Parsed:
     """A ``.sys.score`` file; a system named twice is an error."""
-    (systems,), scores = _columns(path, content, 2, "SYSTEM, score")
+    (column,), scores = _columns(path, content, 2, "SYSTEM, score")
+    systems = _strings(column)
     if len(set(systems)) != len(systems):
         seen: set[str] = set()
         for number, system in enumerate(systems, 1):
@@ -137,4 +147,4 @@ def parse_sys(path: Path, content: bytes) -> Parsed:
 def parse_domain(path: Path, content: bytes) -> Parsed:
     """A ``.domain.score`` file (``DOMAIN\\tSYSTEM\\tscore``)."""
     (domains, systems), scores = _columns(path, content, 3, "DOMAIN, SYSTEM, score")
-    return Parsed({"domains": list(domains), "systems": list(systems)}, {"scores": scores})
+    return Parsed({"domains": _strings(domains), "systems": _strings(systems)}, {"scores": scores})
