@@ -31,7 +31,9 @@ def split_lines(path: str | Path, content: bytes) -> list[str]:
         text = content.decode("utf-8")
     except UnicodeDecodeError as err:
         raise DataFormatError(path, content[: err.start].count(b"\n") + 1, "not valid UTF-8") from None
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     return lines

@@ -105,7 +105,7 @@ def check(data: Optional[Path] = typer.Option(
 
 
 cache_app = typer.Typer(no_args_is_help=True)
-app.add_typer(cache_app, name="cache", help="The parsed-data cache of score files (see `mt meta-eval --no-data-cache`).")
+app.add_typer(cache_app, name="cache", help="The parsed-data cache of score files.")
 
 
 @cache_app.command("clear", epilog=examples("tribunal data cache clear", "TRIBUNAL_CACHE=/tmp/c tribunal data cache clear"))
@@ -113,8 +113,8 @@ def cache_clear() -> None:
     """Empty the parsed-data cache.
 
     meta-eval and compare keep each score file they parse as binary arrays in
-    $TRIBUNAL_CACHE/scores (default ~/.cache/tribunal/scores) and re-read a file only when it
-    changed. Clearing is never needed for correctness; it frees the space.
+    $TRIBUNAL_CACHE/scores (else $XDG_CACHE_HOME/tribunal/scores or ~/.cache/tribunal/scores)
+    and re-read a file only when it changed. Clearing is never needed for correctness; it frees the space.
     """
     from tribunal.eval.data.score_cache import ScoreCache
 

@@ -233,3 +233,11 @@ def test_two_processes_filling_the_cache_at_once_leave_it_valid(wmt23_root, tmp_
     for path in files:
         assert_same(reader_of(path)(path, cache=warm), reader_of(path)(path))
     assert warm.stats["parsed"] == 0
+
+
+def test_carriage_returns_read_as_text_mode_reads_them(tmp_path):
+    """CRLF (and lone CR) line ends: the careful parse, with universal newlines as before."""
+    lf = read_seg_scores(seg_file(tmp_path), 2)
+    crlf = write(tmp_path / "crlf.seg.score", "")
+    crlf.write_bytes(b"A\t0.25\r\nA\tNone\r\nB\t1.5\rB\t-2\r\n")
+    assert_same(read_seg_scores(crlf, 2, ScoreCache(tmp_path / "cache")), lf)
