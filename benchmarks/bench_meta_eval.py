@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -50,6 +51,7 @@ class Runner:
 
     def __init__(self, code: Path | None, cache: Path):
         self.code, self.cache = code, cache
+        self.cpu: list[float] = []
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ, TRIBUNAL_CACHE=str(self.cache))
@@ -58,13 +60,17 @@ class Runner:
         return env
 
     def seconds(self, *args: str) -> float:
+        """Wall seconds of one process; its CPU seconds (user + system) are added to ``self.cpu``."""
         with tempfile.TemporaryDirectory() as tmp:
             command = [sys.executable, "-m", "tribunal", *args]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             done = subprocess.run(command, capture_output=True, text=True, cwd=tmp, env=self.env())
             elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode:
             raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
+        self.cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         return elapsed
 
     def table(self, data: Path, protocol: str, *extra: str) -> float:
@@ -93,21 +99,30 @@ def summary(times: list[float]) -> str:
     return f"{statistics.median(times):.2f} s (range {min(times):.2f}-{max(times):.2f})"
 
 
+def timed(runner: Runner, run) -> tuple[float, float]:
+    """(wall, CPU) seconds of one process started by ``run()``."""
+    wall = run()
+    return wall, runner.cpu[-1]
+
+
 def time_tables(data: Path, runner: Runner, base: Runner | None, repeats: int) -> None:
     for protocol in ("wmt23", "wmt24"):
         cold, warm, old = [], [], []
         for _ in range(repeats):  # interleaved, so that both codes see the same load
             runner.clear()
-            cold.append(runner.table(data, protocol))
-            warm.append(runner.table(data, protocol))
+            cold.append(timed(runner, lambda: runner.table(data, protocol)))
+            warm.append(timed(runner, lambda: runner.table(data, protocol)))
             if base is not None:
-                old.append(base.table(data, protocol))
-        line = (f"{protocol} table, whole process, median of {repeats}: first run {summary(cold)}, "
-                f"repeated run {summary(warm)}; toolkit: {TOOLKIT_SECONDS[protocol]} s")
+                old.append(timed(base, lambda: base.table(data, protocol)))
+        line = (f"{protocol} table, whole process, median of {repeats}: first run {summary([w for w, _ in cold])} "
+                f"[CPU {statistics.median([c for _, c in cold]):.2f} s], repeated run {summary([w for w, _ in warm])} "
+                f"[CPU {statistics.median([c for _, c in warm]):.2f} s]; toolkit: {TOOLKIT_SECONDS[protocol]} s")
         if old:
-            before = statistics.median(old)
-            line += (f"; baseline: {summary(old)} -> {before / statistics.median(cold):.1f}x (first run), "
-                     f"{before / statistics.median(warm):.1f}x (repeated run)")
+            before, before_cpu = statistics.median([w for w, _ in old]), statistics.median([c for _, c in old])
+            line += (f"; baseline: {summary([w for w, _ in old])} [CPU {before_cpu:.2f} s] -> "
+                     f"{before / statistics.median([w for w, _ in cold]):.1f}x (first run), "
+                     f"{before / statistics.median([w for w, _ in warm]):.1f}x (repeated run) in wall time, "
+                     f"{before_cpu / statistics.median([c for _, c in warm]):.1f}x (repeated run) in CPU time")
         print(line, flush=True)
 
 
@@ -133,16 +148,19 @@ def main() -> None:
     runner = Runner(None, work / "cache")
     base = Runner(baseline_tree(args.baseline, work), work / "cache-baseline") if args.baseline else None
     help_times = [runner.seconds("--help") for _ in range(args.repeats)]
-    print(f"tribunal --help, whole process, median of {args.repeats}: {summary(help_times)}", flush=True)
+    print(f"tribunal --help, whole process, median of {args.repeats}: {summary(help_times)} "
+          f"[CPU {statistics.median(runner.cpu[-args.repeats:]):.2f} s]", flush=True)
     time_tables(release, runner, base, args.repeats)
     if not args.skip_significance:
         for protocol in ("wmt23", "wmt24"):
             runner.table(release, protocol)  # the cache filled: a repeated run
-            seconds = runner.table(release, protocol, "--significance", str(args.samples))
-            line = f"{protocol} table with --significance {args.samples}, whole process, repeated run: {seconds:.1f} s"
+            seconds, cpu = timed(runner, lambda: runner.table(release, protocol, "--significance", str(args.samples)))
+            line = (f"{protocol} table with --significance {args.samples}, whole process, repeated run: {seconds:.1f} s "
+                    f"[CPU {cpu:.1f} s]")
             if base is not None:
-                before = base.table(release, protocol, "--significance", str(args.samples))
-                line += f"; baseline {before:.1f} s -> {before / seconds:.1f}x"
+                before, before_cpu = timed(base, lambda: base.table(release, protocol, "--significance",
+                                                                    str(args.samples)))
+                line += f"; baseline {before:.1f} s [CPU {before_cpu:.1f} s] -> {before / seconds:.1f}x"
             print(line, flush=True)
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (1 min)")
 

@@ -23,6 +23,7 @@ from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy
 from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
 from tribunal.eval.meta.report import table_to_tsv
@@ -137,7 +138,8 @@ def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None,
     get_protocol(protocol)
     cache = ScoreCache.default() if data_cache else None
     pairs = load_pairs(data, lps, cache=cache)
-    table = compare_metrics(pairs, metric_a, metric_b, samples, seed, protocol)
+    with one_blas_thread():
+        table = compare_metrics(pairs, metric_a, metric_b, samples, seed, protocol)
     digest_of = cache.sha256 if cache else None
     used = files_hash(used_files(pairs, [metric_a, metric_b]), digest_of=digest_of)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"

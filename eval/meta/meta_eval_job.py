@@ -12,6 +12,7 @@ from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair, language_pairs
 from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.clusters import Ranking, significance
 from tribunal.eval.meta.lp_tasks import LpResult
 from tribunal.eval.meta.protocols import Protocol, get_protocol
@@ -117,8 +118,9 @@ def run_meta_eval(
     cache = ScoreCache.default() if data_cache else None
     pairs = load_pairs(data, lps, tuple(scores), cache)
     check_metrics(pairs, metrics)
-    computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
-    rankings = significance(computed, samples, seed) if samples else {}
+    with one_blas_thread():
+        computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
+        rankings = significance(computed, samples, seed) if samples else {}
     table = with_ranks(computed.table, rankings) if samples else computed.table
     names = list(computed.details)
     digest_of = cache.sha256 if cache else None
