@@ -87,7 +87,8 @@ def _careful_columns(path: Path, content: bytes, columns: int, header: str) -> t
     rows = [line.split("\t") for line in split_lines(path, content)]
     for number, row in enumerate(rows, 1):
         if len(row) != columns:
-            raise DataFormatError(path, number, f"expected {columns} tab-separated columns ({header}), found {len(row)}")
+            raise DataFormatError(path, number,
+                                  f"expected {columns} tab-separated columns ({header}), found {len(row)}")
     scores = np.array([_score(path, n, row[-1]) for n, row in enumerate(rows, 1)], dtype=np.float64)
     names = []
     for c in range(columns - 1):

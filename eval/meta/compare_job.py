@@ -141,7 +141,8 @@ def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None,
     with one_blas_thread():
         table = compare_metrics(pairs, metric_a, metric_b, samples, seed, protocol)
     digest_of = cache.sha256 if cache else None
-    used = files_hash(used_files(pairs, [metric_a, metric_b]), digest_of=digest_of)
+    need_sys = get_protocol(protocol).needs_sys_scores
+    used = files_hash(used_files(pairs, [metric_a, metric_b], need_sys), digest_of=digest_of)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
     sig = signature({"task": f"{protocol}-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
                      "samples": samples, "seed": seed, "data": data_tag})

@@ -87,15 +87,17 @@ def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> 
                             f"in {', '.join(sorted(pairs))}")
 
 
-def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]:
-    """Every file the table reads: gold scores and the resolved metric score files."""
+def used_files(pairs: dict[str, LanguagePair], metrics: list[str], need_sys: bool = True) -> list[Path]:
+    """Every file the table reads: gold scores and the resolved metric score files (the system-level
+    ones only when the protocol reads them)."""
+    levels = ("seg", "sys") if need_sys else ("seg",)
     files = []
     for pair in pairs.values():
-        files += [p for p in (pair._human("seg.score"), pair._human("sys.score")) if p.is_file()]
+        files += [p for p in (pair._human(f"{level}.score") for level in levels) if p.is_file()]
         for metric in metrics:
             full = pair.resolve_metric(metric)
             if full:
-                files += [p for p in (pair.metric_file(full, "seg"), pair.metric_file(full, "sys")) if p]
+                files += [p for p in (pair.metric_file(full, level) for level in levels) if p]
     return files
 
 
@@ -123,8 +125,8 @@ def run_meta_eval(
         rankings = significance(computed, samples, seed) if samples else {}
     table = with_ranks(computed.table, rankings) if samples else computed.table
     names = list(computed.details)
-    digest_of = cache.sha256 if cache else None
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names), digest_of=digest_of)}"
+    used = files_hash(used_files(pairs, names, chosen.needs_sys_scores), digest_of=cache.sha256 if cache else None)
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
     fields = {"task": f"{chosen.name}-primary", "metrics": len(names), "data": data_tag}
     if samples:
         fields |= {"significance": samples, "seed": seed}

@@ -108,7 +108,8 @@ cache_app = typer.Typer(no_args_is_help=True)
 app.add_typer(cache_app, name="cache", help="The parsed-data cache of score files.")
 
 
-@cache_app.command("clear", epilog=examples("tribunal data cache clear", "TRIBUNAL_CACHE=/tmp/c tribunal data cache clear"))
+@cache_app.command("clear", epilog=examples("tribunal data cache clear",
+                                            "TRIBUNAL_CACHE=/tmp/c tribunal data cache clear"))
 def cache_clear() -> None:
     """Empty the parsed-data cache.
 

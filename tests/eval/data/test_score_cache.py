@@ -186,6 +186,18 @@ def test_malformed_file_gives_the_same_error_with_the_cache_warm_from_a_good_ver
         assert str(err.value) == f"{path}:{line}: {fragment}"
 
 
+@pytest.mark.parametrize("failing", ["write", "rename"])
+def test_a_failed_entry_write_leaves_neither_entry_nor_temporary_file(tmp_path, monkeypatch, failing):
+    """A full disk in the middle of a write, or a failed rename: the old entry (here none) stays whole."""
+    path = seg_file(tmp_path)
+    if failing == "rename":
+        monkeypatch.setattr(score_cache.os, "replace", lambda *a: (_ for _ in ()).throw(OSError(28, "No space")))
+    else:
+        monkeypatch.setattr(score_cache, "_encode", lambda *a: (_ for _ in ()).throw(OSError(28, "No space")))
+    assert_same(read_seg_scores(path, 2, ScoreCache(tmp_path / "cache")), read_seg_scores(path, 2))
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
 def test_unwritable_cache_folder_only_costs_the_speed_up(tmp_path):
     blocker = write(tmp_path / "not-a-folder", "")
     path = seg_file(tmp_path)
