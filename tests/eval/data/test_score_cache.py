@@ -198,6 +198,26 @@ def test_a_failed_entry_write_leaves_neither_entry_nor_temporary_file(tmp_path, 
     assert list((tmp_path / "cache").iterdir()) == []
 
 
+def test_an_entry_is_replaced_whole(tmp_path, monkeypatch):
+    """Until the new entry is complete, a reader finds the old one whole (it is renamed over, never rewritten)."""
+    path = seg_file(tmp_path)
+    cache_dir = tmp_path / "cache"
+    read_seg_scores(path, 2, ScoreCache(cache_dir))
+    entry = next(cache_dir.glob("*.bin"))
+    real_replace, seen = os.replace, []
+
+    def replace(source, target):
+        seen.append(score_cache._decode(bytearray(Path(target).read_bytes()))[1].arrays["scores"][0])
+        assert score_cache._decode(bytearray(Path(source).read_bytes()))[1].arrays["scores"][0] == 0.75
+        real_replace(source, target)
+
+    monkeypatch.setattr(score_cache.os, "replace", replace)
+    path.write_text("A\t0.75\nA\tNone\nB\t1.5\nB\t-2\n")
+    assert read_seg_scores(path, 2, ScoreCache(cache_dir))["A"][0] == 0.75
+    assert seen == [0.25]  # the old entry, whole, right up to the rename
+    assert score_cache._decode(bytearray(entry.read_bytes()))[1].arrays["scores"][0] == 0.75
+
+
 def test_unwritable_cache_folder_only_costs_the_speed_up(tmp_path):
     blocker = write(tmp_path / "not-a-folder", "")
     path = seg_file(tmp_path)
