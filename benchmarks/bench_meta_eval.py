@@ -16,7 +16,8 @@ in a normal installation; after one untimed warm-up run per code tree):
    repeated run (cache filled by the run before), median of ``--repeats``, wall time and, in
    brackets, the process's CPU time (user + system), which a loaded machine inflates less;
 2. both tables with ``--significance K`` (repeated run, once each; ``--skip-significance``);
-3. ``tribunal --help`` (start-up);
+3. ``tribunal --help`` (start-up), and in-process, as a ratio within one run, acc-t's tie
+   calibration against a plain pair-by-pair loop (zh-en COMET);
 4. with ``--baseline REF`` (a git ref such as ``main``), the same tables by that commit's code,
    extracted with ``git archive`` into ``--work`` and run from there, interleaved with the runs
    above so that both see the same load: the ratios are the figure that survives a loaded machine.
@@ -39,6 +40,8 @@ import tempfile
 import time
 from io import BytesIO
 from pathlib import Path
+
+import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import full_release  # noqa: E402
@@ -84,6 +87,50 @@ class Runner:
 
     def clear(self) -> None:
         shutil.rmtree(self.cache, ignore_errors=True)
+
+
+def plain_python_acc_t(gold: np.ndarray, metric: np.ndarray) -> float:
+    """Pair-by-pair search: sort all pairs by |metric difference|, flip them to ties one by one."""
+    rows: dict[int, list[int]] = {}
+    pairs = []
+    for r, (g, m) in enumerate(zip(gold.tolist(), metric.tolist())):
+        cells = [(a, b) for a, b in zip(g, m) if a == a and b == b]
+        for i in range(len(cells)):
+            for j in range(i + 1, len(cells)):
+                (g1, m1), (g2, m2) = cells[i], cells[j]
+                tie_h, tie_m = g1 == g2, m1 == m2
+                right = (tie_h and tie_m) or (not tie_h and not tie_m and (g1 > g2) == (m1 > m2))
+                rows.setdefault(r, [0, 0])
+                rows[r][0] += right
+                rows[r][1] += 1
+                pairs.append((abs(m1 - m2), r, right, tie_h))
+    total = sum(c / n for c, n in rows.values())
+    best = total
+    for _, r, right, tie_h in sorted(pairs):
+        total -= rows[r][0] / rows[r][1]
+        rows[r][0] += int(tie_h) - int(right)
+        total += rows[r][0] / rows[r][1]
+        best = max(best, total)
+    return best / len(rows)
+
+
+def acc_t_check(data: Path) -> str:
+    """In-process, as a ratio within one run: the tie-calibration search against the plain loop, zh-en COMET."""
+    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.meta.correlation import tie_calibrated_accuracy, within_item_pairs
+    from tribunal.eval.meta.lp_tasks import GoldMatrices, align_metric
+
+    pair = LanguagePair(data, "zh-en")
+    gold = GoldMatrices.from_pair(pair)
+    aligned = align_metric(gold, pair.metric_sys("COMET-refA"), pair.metric_seg("COMET-refA"))
+    start = time.perf_counter()
+    plain = plain_python_acc_t(gold.seg, aligned.seg)
+    plain_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    ours, _ = tie_calibrated_accuracy(within_item_pairs(gold.seg, aligned.seg))
+    ours_seconds = time.perf_counter() - start
+    return (f"in-run check, zh-en COMET acc-t: plain Python {plain_seconds:.3f} s, tribunal {ours_seconds:.4f} s "
+            f"({plain_seconds / ours_seconds:.0f}x); values {plain:.6f} vs {ours:.6f}")
 
 
 def baseline_tree(ref: str, work: Path) -> Path:
@@ -175,6 +222,7 @@ def main() -> None:
                                                                     str(args.samples)))
                 line += f"; baseline {before:.1f} s [CPU {before_cpu:.1f} s] -> {before / seconds:.1f}x"
             print(line, flush=True)
+    print(acc_t_check(args.data))
     print(f"load average at the end: {os.getloadavg()[0]:.1f} (1 min)")
 
 
