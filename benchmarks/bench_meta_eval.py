@@ -16,7 +16,8 @@ in a normal installation; after one untimed warm-up run per code tree):
    repeated run (cache filled by the run before), median of ``--repeats``, wall time and, in
    brackets, the process's CPU time (user + system), which a loaded machine inflates less;
 2. both tables with ``--significance K`` (repeated run, once each; ``--skip-significance``);
-3. ``tribunal --help`` (start-up), and in-process, as a ratio within one run, acc-t's tie
+3. ``tribunal --help`` (start-up); in-process, each table's CPU at 14 and 32 metrics (best of 7:
+   how the cost grows per metric); and in-process, as a ratio within one run, acc-t's tie
    calibration against a plain pair-by-pair loop (zh-en COMET);
 4. with ``--baseline REF`` (a git ref such as ``main``), the same tables by that commit's code,
    extracted with ``git archive`` into ``--work`` and run from there, interleaved with the runs
@@ -87,6 +88,48 @@ class Runner:
 
     def clear(self) -> None:
         shutil.rmtree(self.cache, ignore_errors=True)
+
+
+TABLE_CPU = """
+import inspect, sys, time
+from pathlib import Path
+from threadpoolctl import threadpool_limits
+from tribunal.eval.meta.meta_eval_job import load_pairs
+from tribunal.eval.meta.protocols import get_protocol
+from tribunal.eval.meta.table import meta_eval_table
+data, protocol = Path(sys.argv[1]), sys.argv[2]
+extra = {}
+if "cache" in inspect.signature(load_pairs).parameters:  # this code keeps parsed files in a cache
+    from tribunal.eval.data.score_cache import ScoreCache
+    extra["cache"] = ScoreCache.default()
+best = float("inf")
+for _ in range(7):
+    pairs = load_pairs(data, None, **extra)
+    start = time.process_time()
+    with threadpool_limits(limits=1, user_api="blas"):
+        meta_eval_table(pairs, None, get_protocol(protocol))
+    best = min(best, time.process_time() - start)
+print(best)
+"""
+
+
+def table_cpu(runner: Runner, data: Path, protocol: str) -> float:
+    """CPU seconds of the table alone, in-process (best of 7; reading included, from the cache if the code has one)."""
+    done = subprocess.run([sys.executable, "-P", "-c", TABLE_CPU, str(data), protocol], capture_output=True,
+                          text=True, env=runner.env(), check=True)
+    return float(done.stdout.split()[-1])
+
+
+def growth(data: Path, release: Path, runner: Runner, base: Runner | None) -> None:
+    """In-process CPU of each table at 14 and 32 metrics, and what each added metric costs."""
+    for protocol in ("wmt23", "wmt24"):
+        parts = []
+        for name, code in (("now", runner), ("baseline", base)):
+            if code is None:
+                continue
+            small, full = table_cpu(code, data, protocol), table_cpu(code, release, protocol)
+            parts.append(f"{name} {small:.3f} s -> {full:.3f} s (+{(full - small) / 18 * 1000:.1f} ms per metric)")
+        print(f"{protocol} table alone, in-process CPU, best of 7, 14 -> 32 metrics: {'; '.join(parts)}", flush=True)
 
 
 def plain_python_acc_t(gold: np.ndarray, metric: np.ndarray) -> float:
@@ -210,6 +253,7 @@ def main() -> None:
           f"[CPU {statistics.median(runner.cpu[-args.repeats:]):.2f} s]", flush=True)
     if not args.skip_tables:
         time_tables(release, runner, base, args.repeats)
+        growth(args.data, release, runner, base)
     if not args.skip_significance:
         for protocol in ("wmt23", "wmt24"):
             runner.table(release, protocol)  # the cache filled: a repeated run
