@@ -14,13 +14,15 @@ def pytest_configure(config):
     """Make ``TRIBUNAL_DATA`` absolute: tests run commands from other working directories.
 
     DSPy's response cache goes to a folder of this session's own: the machine's shared
-    ``~/.dspy_cache`` would answer a test from another run's (or another test's) requests.
+    ``~/.dspy_cache`` would answer a test from another run's (or another test's) requests. So does
+    tribunal's parsed-data cache of score files (``$TRIBUNAL_CACHE``).
     """
     import tempfile
 
     if os.environ.get("TRIBUNAL_DATA"):
         os.environ["TRIBUNAL_DATA"] = str(Path(os.environ["TRIBUNAL_DATA"]).resolve())
     os.environ["DSPY_CACHEDIR"] = tempfile.mkdtemp(prefix="tribunal-tests-dspy-cache-")
+    os.environ["TRIBUNAL_CACHE"] = tempfile.mkdtemp(prefix="tribunal-tests-cache-")  # never the user's parsed-data cache
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 

@@ -10,6 +10,7 @@ with ``hypothesis``); a ``.txt`` file wins over a ``.jsonl`` one of the same nam
 name (``mqm``, ``esa``, ``esa-human1``) comes from the test set's conventions.
 
 Everything is read lazily and once; every per-segment file is checked against the source length.
+Given a :class:`ScoreCache`, score files are parsed once across runs (until they change).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.ratings import Rating, read_ratings
+from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
 from tribunal.eval.data.text_files import read_documents, read_segments
 
@@ -47,8 +49,9 @@ class LanguagePair:
     """One language pair of an MTME test set."""
 
     def __init__(self, root: str | Path, lp: str, conventions: Conventions | None = None,
-                 extra_metric_roots: tuple[str | Path, ...] = ()):
+                 extra_metric_roots: tuple[str | Path, ...] = (), cache: ScoreCache | None = None):
         self.root = Path(root)
+        self.cache = cache
         self.lp = lp
         self.conventions = conventions or conventions_for(self.root)
         # Folders laid out like metric-scores/ (LP/NAME-REF.*.score), searched before the test set's own.
@@ -104,7 +107,7 @@ class LanguagePair:
     @cached_property
     def gold_seg(self) -> dict[str, np.ndarray]:
         path = self._human("seg.score")
-        scores = read_seg_scores(path, self.n_segments)
+        scores = read_seg_scores(path, self.n_segments, self.cache)
         if not any((~np.isnan(v)).any() for v in scores.values()):
             raise DataFormatError(path, None, "no segment has a gold score (empty file or all None)")
         return scores
@@ -112,14 +115,14 @@ class LanguagePair:
     @cached_property
     def gold_sys(self) -> dict[str, float]:
         path = self._human("sys.score")
-        scores = read_sys_scores(path)
+        scores = read_sys_scores(path, self.cache)
         if not any(not np.isnan(v) for v in scores.values()):
             raise DataFormatError(path, None, "no system has a gold score (empty file or all None)")
         return scores
 
     @cached_property
     def gold_domain(self) -> dict[tuple[str, str], float]:
-        return read_domain_scores(self._human("domain.score"))
+        return read_domain_scores(self._human("domain.score"), self.cache)
 
     @cached_property
     def rating_names(self) -> list[str]:
@@ -165,11 +168,11 @@ class LanguagePair:
 
     def metric_seg(self, full_name: str) -> dict[str, np.ndarray] | None:
         path = self.metric_file(full_name, "seg")
-        return read_seg_scores(path, self.n_segments) if path else None
+        return read_seg_scores(path, self.n_segments, self.cache) if path else None
 
     def metric_sys(self, full_name: str) -> dict[str, float] | None:
         path = self.metric_file(full_name, "sys")
-        return read_sys_scores(path) if path else None
+        return read_sys_scores(path, self.cache) if path else None
 
     # --- who is scored ----------------------------------------------------------------------
     def _eligible(self, systems, include_human: bool | None) -> list[str]:

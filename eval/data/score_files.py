@@ -3,116 +3,73 @@
 ``None`` marks an unrated cell and becomes NaN. Line i of a system's block in a segment file is
 segment i of the source. NaN and non-finite scores (``inf``, ``-inf``, ``1e400``) are refused with
 the file and line: they would silently change correlations and accuracies.
+
+A file is parsed by :mod:`score_parsing` (vectorised, with a line-by-line fallback that names the
+first bad line) and, given a :class:`ScoreCache`, read from disk only when it changed.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.text_files import read_lines
+from tribunal.eval.data.score_cache import Parsed, ScoreCache
+from tribunal.eval.data.score_parsing import parse_domain, parse_seg, parse_sys
 
 
-def _parse_score(path: Path, number: int, text: str) -> float:
-    if text == "None":
-        return math.nan
-    try:
-        value = float(text)
-    except ValueError:
-        raise DataFormatError(path, number, f"score {text!r} is not a number or None") from None
-    if math.isnan(value):
-        raise DataFormatError(path, number, "score is NaN; write None for an unrated cell")
-    if math.isinf(value):
-        raise DataFormatError(path, number, f"score {text!r} is not finite; write None for an unrated cell")
-    return value
+def _parsed(path: str | Path, kind: str, parse: Callable[[Path, bytes], Parsed], cache: ScoreCache | None) -> Parsed:
+    path = Path(path)
+    if not path.is_file():
+        raise DataFormatError(path, None, "file not found")
+    if cache is None:
+        return parse(path, path.read_bytes())
+    return cache.load(path, kind, lambda content: parse(path, content))
 
 
-def _rows(path: Path, columns: int, header: str) -> list[list[str]]:
-    rows = [line.split("\t") for line in read_lines(path)]
-    for number, row in enumerate(rows, 1):
-        if len(row) != columns:
-            raise DataFormatError(
-                path, number, f"expected {columns} tab-separated columns ({header}), found {len(row)}"
-            )
-    return rows
+def _count_error(path: Path, system: str, count: int, total: int, n_segments: int) -> DataFormatError:
+    """The error for a system whose block is not ``n_segments`` long, at its first extra line (or the last line)."""
+    line = total
+    if count > n_segments:
+        seen = 0
+        for number, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            seen += text.split("\t", 1)[0] == system
+            if seen > n_segments:
+                line = number
+                break
+    return DataFormatError(path, line, f"system {system!r} has {count} lines but the source has {n_segments} segments")
 
 
-def _fast_seg_scores(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
-    """(systems, scores) via pandas' C parser, or None when the file needs the careful parser."""
-    try:
-        frame = pd.read_csv(
-            path, sep="\t", header=None, names=["system", "score"], dtype={"system": str},
-            na_values=["None"], keep_default_na=False, quoting=csv.QUOTE_NONE, engine="c",
-            skip_blank_lines=False,
-        )
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
-        return None
-    if frame["score"].dtype.kind not in "if" or frame["system"].isna().any():
-        return None
-    return frame["system"].to_numpy(dtype=object), frame["score"].to_numpy(dtype=float)
-
-
-def _careful_seg_scores(path: Path) -> tuple[list[str], list[float]]:
-    """Line-by-line parse that names the first bad line."""
-    rows = _rows(path, 2, "SYSTEM, score")
-    return [r[0] for r in rows], [_parse_score(path, n, r[1]) for n, r in enumerate(rows, 1)]
-
-
-def read_seg_scores(path: str | Path, n_segments: int | None = None) -> dict[str, np.ndarray]:
+def read_seg_scores(path: str | Path, n_segments: int | None = None,
+                    cache: ScoreCache | None = None) -> dict[str, np.ndarray]:
     """Read a segment-level score file into ``{system: scores}`` (NaN where ``None``).
 
     With ``n_segments``, every system must have exactly that many lines.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise DataFormatError(path, None, "file not found")
-    fast = _fast_seg_scores(path)
-    systems, scores = fast if fast is not None else _careful_seg_scores(path)
-    systems = np.asarray(systems, dtype=object)
-    scores = np.asarray(scores, dtype=float)
-    codes, names = pd.factorize(systems)  # codes follow the file's order of first appearance
-    contiguous = bool(np.all(codes[1:] >= codes[:-1]))  # the usual one-block-per-system layout
-    order = np.arange(len(codes)) if contiguous else np.argsort(codes, kind="stable")
-    bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(names)))))
-    blocks: dict[str, np.ndarray] = {}
-    for k in range(len(names)):
-        rows = order[bounds[k]:bounds[k + 1]]
-        if n_segments is not None and len(rows) != n_segments:
-            line = int(rows[n_segments]) + 1 if len(rows) > n_segments else len(systems)
-            raise DataFormatError(
-                path, line, f"system {names[k]!r} has {len(rows)} lines but the source has {n_segments} segments"
-            )
-        blocks[str(names[k])] = scores[rows]
-    if fast is not None and np.isinf(scores).any():
-        _careful_seg_scores(path)
-    return blocks
+    parsed = _parsed(path, "seg", parse_seg, cache)
+    systems, counts, scores = parsed.strings["systems"], parsed.arrays["counts"], parsed.arrays["scores"]
+    if n_segments is not None and np.any(counts != n_segments):
+        k = int(np.flatnonzero(counts != n_segments)[0])
+        raise _count_error(Path(path), systems[k], int(counts[k]), int(counts.sum()), n_segments)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    return {system: scores[bounds[k]:bounds[k + 1]] for k, system in enumerate(systems)}
 
 
-def read_sys_scores(path: str | Path) -> dict[str, float]:
+def read_sys_scores(path: str | Path, cache: ScoreCache | None = None) -> dict[str, float]:
     """Read a system-level score file into ``{system: score}`` (NaN where ``None``)."""
-    path = Path(path)
-    scores: dict[str, float] = {}
-    for number, (system, text) in enumerate(_rows(path, 2, "SYSTEM, score"), 1):
-        if system in scores:
-            raise DataFormatError(path, number, f"system {system!r} appears twice")
-        scores[system] = _parse_score(path, number, text)
-    return scores
+    parsed = _parsed(path, "sys", parse_sys, cache)
+    return dict(zip(parsed.strings["systems"], parsed.arrays["scores"].tolist()))
 
 
-def read_domain_scores(path: str | Path) -> dict[tuple[str, str], float]:
+def read_domain_scores(path: str | Path, cache: ScoreCache | None = None) -> dict[tuple[str, str], float]:
     """Read a domain-level score file into ``{(domain, system): score}``."""
-    path = Path(path)
-    scores: dict[tuple[str, str], float] = {}
-    for number, (domain, system, text) in enumerate(_rows(path, 3, "DOMAIN, SYSTEM, score"), 1):
-        scores[(domain, system)] = _parse_score(path, number, text)
-    return scores
+    parsed = _parsed(path, "domain", parse_domain, cache)
+    keys = zip(parsed.strings["domains"], parsed.strings["systems"])
+    return dict(zip(keys, parsed.arrays["scores"].tolist()))
 
 
 def _format(value: float | None) -> str:

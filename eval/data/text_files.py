@@ -16,18 +16,26 @@ def read_lines(path: str | Path, expected: int | None = None) -> list[str]:
     path = Path(path)
     if not path.is_file():
         raise DataFormatError(path, None, "file not found")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        line = path.read_bytes()[: err.start].count(b"\n") + 1
-        raise DataFormatError(path, line, "not valid UTF-8") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = split_lines(path, path.read_bytes())
     if expected is not None and len(lines) != expected:
         raise DataFormatError(
             path, len(lines), f"has {len(lines)} lines but the source has {expected}"
         )
+    return lines
+
+
+def split_lines(path: str | Path, content: bytes) -> list[str]:
+    """The lines of a file's bytes, as text mode reads them: UTF-8, universal newlines (``\\r\\n`` and ``\\r``
+    end lines too); a final newline ends the last line, it opens no empty one."""
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataFormatError(path, content[: err.start].count(b"\n") + 1, "not valid UTF-8") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
     return lines
 
 

@@ -22,6 +22,8 @@ import pandas as pd
 from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.mtme import LanguagePair
+from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.correlation import agreement_indicators, pair_correct, tie_calibrated_accuracy
 from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
 from tribunal.eval.meta.report import table_to_tsv
@@ -127,13 +129,21 @@ def compare_metrics(pairs: dict[str, LanguagePair], metric_a: str, metric_b: str
 
 
 def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None, samples: int, seed: int,
-                tracking: TrackingSettings, protocol: str | None = None) -> CompareResult:
-    """Compute the comparison (the data set's own protocol by default) and log it as one MLflow run."""
+                tracking: TrackingSettings, protocol: str | None = None, data_cache: bool = True) -> CompareResult:
+    """Compute the comparison (the data set's own protocol by default) and log it as one MLflow run.
+
+    ``data_cache`` reads parsed score files from the user's cache (:mod:`score_cache`).
+    """
     protocol = protocol or conventions_for(data).protocol
     get_protocol(protocol)
-    pairs = load_pairs(data, lps)
-    table = compare_metrics(pairs, metric_a, metric_b, samples, seed, protocol)
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, [metric_a, metric_b]))}"
+    cache = ScoreCache.default() if data_cache else None
+    pairs = load_pairs(data, lps, cache=cache)
+    with one_blas_thread():
+        table = compare_metrics(pairs, metric_a, metric_b, samples, seed, protocol)
+    digest_of = cache.sha256 if cache else None
+    need_sys = get_protocol(protocol).needs_sys_scores
+    used = files_hash(used_files(pairs, [metric_a, metric_b], need_sys), digest_of=digest_of)
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
     sig = signature({"task": f"{protocol}-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
                      "samples": samples, "seed": seed, "data": data_tag})
     params = {"a": metric_a, "b": metric_b, "samples": samples, "seed": seed, "data": str(data)}

@@ -12,6 +12,7 @@ NaN marks a missing cell everywhere; a cell counts only where both scores are pr
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,9 +22,12 @@ def pearson(gold: np.ndarray, metric: np.ndarray) -> float:
     """Pearson r over the cells where both scores are present (NaN if fewer than 2, or constant)."""
     gold, metric = np.asarray(gold, float).ravel(), np.asarray(metric, float).ravel()
     keep = ~(np.isnan(gold) | np.isnan(metric))
-    if keep.sum() < 2 or np.ptp(gold[keep]) == 0 or np.ptp(metric[keep]) == 0:
+    if not keep.all():
+        gold, metric = gold[keep], metric[keep]
+    if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(metric) == 0:
         return float("nan")
-    return float(np.corrcoef(gold[keep], metric[keep])[0, 1])
+    gold, metric = gold - gold.mean(), metric - metric.mean()
+    return float(np.clip((gold @ metric) / np.sqrt((gold @ gold) * (metric @ metric)), -1.0, 1.0))
 
 
 def agreement_indicators(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:
@@ -43,12 +47,26 @@ def pairwise_agreement(gold: np.ndarray, metric: np.ndarray) -> tuple[int, int]:
     return int(agree.sum()), len(agree)
 
 
+_EXACT_LIMIT = 2 ** 62
+
+
+def _exact_units(per_item: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """Each pair's weight 1 / per_item as an integer multiple of 1 / scale (scale = lcm of the
+    items' pair counts), so sums of weights are exact; (None, 0) when the integers could overflow."""
+    counts = [int(k) for k in np.unique(per_item)]
+    scale = math.lcm(*counts) if counts else 1
+    if scale * max(len(per_item), 1) >= _EXACT_LIMIT:
+        return None, 0
+    return scale // per_item, scale
+
+
 @dataclass(frozen=True)
 class PairTable:
     """Every within-item pair of an (items x systems) score matrix, flattened.
 
     ``row`` is the item, ``weight`` is 1 / (number of pairs of that item), so summing ``weight``
-    over correct pairs and dividing by ``n_rows`` gives the mean-over-items accuracy.
+    over correct pairs and dividing by ``n_rows`` gives the mean-over-items accuracy. ``units``
+    are the same weights as integers over ``scale`` (None if they would not fit in int64).
     """
 
     row: np.ndarray
@@ -56,6 +74,8 @@ class PairTable:
     metric_diff: np.ndarray
     weight: np.ndarray
     n_rows: int
+    units: np.ndarray | None = None
+    scale: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,6 +88,11 @@ class PairIndex:
     gold_diff: np.ndarray
     weight: np.ndarray
     n_rows: int
+    units: np.ndarray | None = None
+    scale: int = 0
+    cells: tuple[np.ndarray, np.ndarray] | None = None
+    """Flat positions of each pair's two cells in a C-ordered (items x ``width``) matrix."""
+    width: int = 0
 
     @classmethod
     def build(cls, gold: np.ndarray, present: np.ndarray | None = None) -> "PairIndex":
@@ -80,12 +105,20 @@ class PairIndex:
         per_row = valid.sum(axis=1)
         left, right = i[pair], j[pair]
         gold_diff = gold[rows, left] - gold[rows, right]
-        return cls(rows, left, right, gold_diff, 1.0 / per_row[rows], int((per_row > 0).sum()))
+        units, scale = _exact_units(per_row[rows])
+        width = gold.shape[1]
+        return cls(rows, left, right, gold_diff, 1.0 / per_row[rows], int((per_row > 0).sum()), units, scale,
+                   (rows * width + left, rows * width + right), width)
 
     def table(self, metric: np.ndarray) -> PairTable:
         """The pair table of a metric that has a score on every indexed cell."""
-        metric_diff = metric[self.row, self.left] - metric[self.row, self.right]
-        return PairTable(self.row, self.gold_diff, metric_diff, self.weight, self.n_rows)
+        metric = np.ascontiguousarray(metric, dtype=float)
+        if self.cells is not None and metric.shape[1] == self.width:  # flat positions: two plain gathers
+            flat = metric.ravel()
+            metric_diff = flat.take(self.cells[0]) - flat.take(self.cells[1])
+        else:
+            metric_diff = metric[self.row, self.left] - metric[self.row, self.right]
+        return PairTable(self.row, self.gold_diff, metric_diff, self.weight, self.n_rows, self.units, self.scale)
 
 
 def within_item_pairs(gold: np.ndarray, metric: np.ndarray) -> PairTable:
@@ -102,31 +135,52 @@ def pair_correct(pairs: PairTable, epsilon: float) -> np.ndarray:
     return np.where(gold_tie, metric_tie, ~metric_tie & same_order)
 
 
+def _by_distance(distance: np.ndarray, direction: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distances sorted ascending with each pair's signed weight (order within equal distances is free).
+
+    With one weight for all pairs (every item has as many pairs: the usual case) the direction
+    rides in the lowest bit of the distance's bits (non-negative floats sort like their bit
+    patterns, whose top bit is free), so a plain sort replaces an argsort and two gathers.
+    """
+    if np.ndim(weights) == 0:
+        keys = np.sort((distance.view(np.uint64) << np.uint64(1)) | (direction > 0).view(np.uint8))
+        signs = (keys & np.uint64(1)).astype(np.int64) * 2 - 1
+        return (keys >> np.uint64(1)).view(np.float64), signs * weights
+    order = np.argsort(distance)
+    return distance[order], (direction * weights)[order]
+
+
 def tie_calibrated_accuracy(pairs: PairTable) -> tuple[float, float]:
     """acc_eq with tie calibration (Deutsch et al., 2023): ``(accuracy, epsilon)``.
 
     A metric pair is a tie when ``|difference| <= epsilon``; a pair is correct when metric and
     gold order it alike or both tie. Accuracy is averaged over items; epsilon ranges over 0 and
-    every observed |difference| and the smallest maximising one is returned.
+    every observed |difference| and the smallest maximising one is returned. The weights are
+    summed as integers (:attr:`PairTable.units`), so equal accuracies compare equal and the
+    smallest maximiser is found exactly.
     """
     if pairs.n_rows == 0:
         return float("nan"), 0.0
-    distance = np.abs(pairs.metric_diff)
-    order = np.argsort(distance)  # order within a run of equal distances does not matter
-    distance = distance[order]
-    gold_diff, weight = pairs.gold_diff[order], pairs.weight[order]
-    gold_tie = gold_diff == 0
-    concordant = ~gold_tie & (np.sign(gold_diff) == np.sign(pairs.metric_diff[order]))
-    # Raising epsilon past a pair's distance makes a gold-tied pair correct and a concordant
-    # one incorrect; evaluate after the last pair of each run of equal distances.
-    ties_won = np.cumsum(np.where(gold_tie, weight, 0.0))
-    concordant_lost = np.cumsum(np.where(concordant, weight, 0.0))
-    run_end = np.flatnonzero(np.append(distance[1:] != distance[:-1], True))
-    concordant_total = concordant_lost[-1]
-    total = (ties_won[run_end] + concordant_total - concordant_lost[run_end]) / pairs.n_rows
-    candidates = distance[run_end]
-    if candidates[0] > 0:  # epsilon = 0 introduces no ties
-        total = np.concatenate(([concordant_total / pairs.n_rows], total))
+    exact = pairs.units is not None
+    weights = pairs.units if exact else pairs.weight
+    if exact and len(weights) == pairs.scale * pairs.n_rows:  # every item has scale pairs: all units are 1
+        weights = weights[0]
+    gold_tie = pairs.gold_diff == 0
+    concordant = ~gold_tie & (np.sign(pairs.gold_diff) == np.sign(pairs.metric_diff))
+    # Raising epsilon past a pair's distance makes a gold-tied pair correct and a concordant one
+    # incorrect; a discordant pair stays incorrect, so it never moves the total and is left out.
+    direction = gold_tie.view(np.int8) - concordant.view(np.int8)  # +1 tied, -1 concordant, 0 discordant
+    moving = direction != 0
+    weighted = np.ndim(weights) == 0
+    distance, change = _by_distance(np.abs(pairs.metric_diff[moving]), direction[moving],
+                                    weights if weighted else weights[moving])
+    # epsilon = 0 with no metric tie: every concordant pair correct
+    start = weights * np.count_nonzero(concordant) if weighted else weights[concordant].sum()
+    run_end = np.flatnonzero(np.append(distance[1:] != distance[:-1], True)) if len(distance) else np.empty(0, int)
+    totals, candidates = start + np.cumsum(change)[run_end], distance[run_end]
+    if not len(candidates) or candidates[0] > 0:  # epsilon = 0 introduces no ties
+        totals = np.concatenate(([start], totals))
         candidates = np.concatenate(([0.0], candidates))
-    best = int(np.argmax(total))
-    return float(total[best]), float(candidates[best])
+    best = int(np.argmax(totals))
+    accuracy = int(totals[best]) / (pairs.scale * pairs.n_rows) if exact else float(totals[best]) / pairs.n_rows
+    return accuracy, float(candidates[best])

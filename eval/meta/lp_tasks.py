@@ -17,7 +17,7 @@ import numpy as np
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.correlation import PairIndex, pairwise_agreement, pearson, tie_calibrated_accuracy
-from tribunal.eval.meta.spa import pairwise_p_values, soft_pairwise_accuracy
+from tribunal.eval.meta.spa import pairwise_p_values, pairwise_p_values_many, soft_pairwise_accuracy
 
 WMT23_KINDS = ("sys_pearson", "seg_pearson", "seg_acc_t")
 
@@ -149,10 +149,26 @@ def results_from_aligned(gold: GoldMatrices, aligned: AlignedMetric, kinds=WMT23
             # align_metric guarantees a metric score on every rated cell, so the gold pair index applies.
             result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(gold.pairs.table(aligned.seg))
         if "sys_spa" in kinds:
-            rows, columns = gold.spa_cells
-            metric_p = pairwise_p_values(aligned.seg[np.ix_(rows, columns)])
-            result.sys_spa = soft_pairwise_accuracy(gold.spa_p_values, metric_p)
+            result.sys_spa = spa_of_metrics(gold, [aligned.seg])[0]
     return result
+
+
+SPA_BATCH = 32
+"""Metrics whose permutation sums one matrix product computes (bounds memory with many metrics)."""
+
+
+def spa_of_metrics(gold: GoldMatrices, segs: list[np.ndarray]) -> list[float]:
+    """SPA of several metrics' (items x systems) scores aligned to ``gold``: one permutation pass per batch.
+
+    The gold p-values are computed once (cached on ``gold``); every metric's are decided exactly
+    as for one metric alone (:func:`spa.pairwise_p_values_many`).
+    """
+    cells = np.ix_(*gold.spa_cells)
+    values = []
+    for start in range(0, len(segs), SPA_BATCH):
+        metric_p = pairwise_p_values_many(np.stack([seg[cells] for seg in segs[start:start + SPA_BATCH]]))
+        values += [soft_pairwise_accuracy(gold.spa_p_values, p) for p in metric_p]
+    return values
 
 
 def evaluate_metric_lp(

@@ -11,6 +11,8 @@ from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair, language_pairs
+from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.clusters import Ranking, significance
 from tribunal.eval.meta.lp_tasks import LpResult
 from tribunal.eval.meta.protocols import Protocol, get_protocol
@@ -60,10 +62,12 @@ def _check_score_folders(scores: tuple[Path, ...], lps: list[str]) -> None:
                             f"like metric-scores/: LP/NAME-REF.seg.score)")
 
 
-def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ()) -> dict[str, LanguagePair]:
+def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
+               cache: ScoreCache | None = None) -> dict[str, LanguagePair]:
     """Open the requested language pairs (the data set's primary ones by default).
 
-    ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output).
+    ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output);
+    ``cache`` keeps the parsed score files across runs.
     """
     present = language_pairs(data)
     lps = lps or default_lps(data)
@@ -71,7 +75,7 @@ def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = ())
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
     _check_score_folders(tuple(scores), lps)
-    return {lp: LanguagePair(data, lp, extra_metric_roots=scores) for lp in lps}
+    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache) for lp in lps}
 
 
 def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> None:
@@ -83,26 +87,29 @@ def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> 
                             f"in {', '.join(sorted(pairs))}")
 
 
-def used_files(pairs: dict[str, LanguagePair], metrics: list[str]) -> list[Path]:
-    """Every file the table reads: gold scores and the resolved metric score files."""
+def used_files(pairs: dict[str, LanguagePair], metrics: list[str], need_sys: bool = True) -> list[Path]:
+    """Every file the table reads: gold scores and the resolved metric score files (the system-level
+    ones only when the protocol reads them)."""
+    levels = ("seg", "sys") if need_sys else ("seg",)
     files = []
     for pair in pairs.values():
-        files += [p for p in (pair._human("seg.score"), pair._human("sys.score")) if p.is_file()]
+        files += [p for p in (pair._human(f"{level}.score") for level in levels) if p.is_file()]
         for metric in metrics:
             full = pair.resolve_metric(metric)
             if full:
-                files += [p for p in (pair.metric_file(full, "seg"), pair.metric_file(full, "sys")) if p]
+                files += [p for p in (pair.metric_file(full, level) for level in levels) if p]
     return files
 
 
 def run_meta_eval(
     data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
     scores: tuple[Path, ...] = (), protocol: str | None = None, samples: int = 0, seed: int = 1234,
-    coverage_limited: bool = False,
+    coverage_limited: bool = False, data_cache: bool = True,
 ) -> MetaEvalResult:
     """Compute a protocol's table (the data set's own by default), optionally ranked, as one MLflow run.
 
-    ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws.
+    ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws;
+    ``data_cache`` reads parsed score files from the user's cache (:mod:`score_cache`).
     """
     import time
 
@@ -110,13 +117,16 @@ def run_meta_eval(
 
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
-    pairs = load_pairs(data, lps, tuple(scores))
+    cache = ScoreCache.default() if data_cache else None
+    pairs = load_pairs(data, lps, tuple(scores), cache)
     check_metrics(pairs, metrics)
-    computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
-    rankings = significance(computed, samples, seed) if samples else {}
+    with one_blas_thread():
+        computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
+        rankings = significance(computed, samples, seed) if samples else {}
     table = with_ranks(computed.table, rankings) if samples else computed.table
     names = list(computed.details)
-    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{files_hash(used_files(pairs, names))}"
+    used = files_hash(used_files(pairs, names, chosen.needs_sys_scores), digest_of=cache.sha256 if cache else None)
+    data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
     fields = {"task": f"{chosen.name}-primary", "metrics": len(names), "data": data_tag}
     if samples:
         fields |= {"significance": samples, "seed": seed}

@@ -33,7 +33,6 @@ from tribunal.eval.meta.correlation import PairIndex, pair_correct
 from tribunal.eval.meta.spa import flip_matrix
 
 _BLOCK_CELLS = 2_000_000  # swap-pattern entries per block: bounds memory on large unit sets
-_PAIR_CHUNK = 128  # metric pairs per SPA step
 
 
 def zscore(values: np.ndarray) -> np.ndarray:
@@ -137,9 +136,13 @@ def pair_outcome_nulls(index: PairIndex, metrics: list[np.ndarray], epsilons: li
 def _hybrid_spa(sums: np.ndarray, gold_pairs: np.ndarray) -> np.ndarray:
     """SPA of hybrids from their flipped sums (hybrids x systems x permutations, permutations contiguous)."""
     n_systems, permutations = sums.shape[1], sums.shape[2]
-    at_most = [np.count_nonzero(sums[:, s:s + 1] <= sums[:, s + 1:], axis=-1) for s in range(n_systems - 1)]
-    p = np.concatenate(at_most, axis=1) / permutations  # hybrids x system pairs, in triu order
-    return 1.0 - np.abs(gold_pairs - p).mean(axis=-1)
+    at_most = np.empty((sums.shape[0], len(gold_pairs)), dtype=np.int64)
+    done = 0
+    for s in range(n_systems - 1):  # system s against every later one, all permutations at once
+        below = sums[:, s:s + 1] <= sums[:, s + 1:]
+        at_most[:, done:done + n_systems - s - 1] = below.view(np.uint8).sum(axis=-1, dtype=np.int64)
+        done += n_systems - s - 1
+    return 1.0 - np.abs(gold_pairs - at_most / permutations).mean(axis=-1)  # p in triu order of system pairs
 
 
 def spa_nulls(gold_p: np.ndarray, values: np.ndarray, samples: int, rng: np.random.Generator,
@@ -147,7 +150,9 @@ def spa_nulls(gold_p: np.ndarray, values: np.ndarray, samples: int, rng: np.rand
     """SPA: rated cells (segments x systems) swap between metrics; ``values`` is (metrics x segments x systems).
 
     The flipped sums of a hybrid are linear in the swap pattern: ``flips @ hybrid_a = flips @ x_a
-    + flips @ (w * x_b) - flips @ (w * x_a)``, so one product per draw serves every metric pair.
+    + flips @ (w * x_b) - flips @ (w * x_a)``, so one product per draw serves every metric pair;
+    the hybrids of metric a with every later metric are then one broadcast sum each, and their
+    permutation counts one comparison per system (no per-pair gathers).
     """
     n_metrics, n_segments, n_systems = values.shape
     values = zscore(values.reshape(n_metrics, -1)).reshape(values.shape)
@@ -157,7 +162,6 @@ def spa_nulls(gold_p: np.ndarray, values: np.ndarray, samples: int, rng: np.rand
     base = np.ascontiguousarray((flips @ stacked).T.reshape(n_metrics, n_systems, permutations))
     i, j = np.triu_indices(n_systems, k=1)
     gold_pairs = gold_p[i, j]
-    a, b = np.triu_indices(n_metrics, k=1)
     stat_a, stat_b = [], []
     for start in range(0, samples, block):
         size = min(block, samples - start)
@@ -166,12 +170,10 @@ def spa_nulls(gold_p: np.ndarray, values: np.ndarray, samples: int, rng: np.rand
         moved = flips @ weighted.transpose(1, 0, 2).reshape(n_segments, -1)  # permutations x (draws * M * systems)
         moved = np.ascontiguousarray(moved.T.reshape(size, n_metrics, n_systems, permutations))
         for draw in moved:
-            row_a, row_b = [], []
-            for chunk in range(0, len(a), _PAIR_CHUNK):  # bounds memory with many metrics
-                ca, cb = a[chunk:chunk + _PAIR_CHUNK], b[chunk:chunk + _PAIR_CHUNK]
-                delta = draw[cb] - draw[ca]  # pairs x systems x permutations
-                row_a.append(_hybrid_spa(base[ca] + delta, gold_pairs))
-                row_b.append(_hybrid_spa(base[cb] - delta, gold_pairs))
-            stat_a.append(np.concatenate(row_a))
-            stat_b.append(np.concatenate(row_b))
+            # hybrid a of pair (a, b) = base[a] - draw[a] + draw[b]; hybrid b = base[b] - draw[b] + draw[a]
+            kept = base - draw
+            stat_a.append(np.concatenate([np.empty(0)] + [_hybrid_spa(kept[a] + draw[a + 1:], gold_pairs)
+                                                          for a in range(n_metrics - 1)]))
+            stat_b.append(np.concatenate([np.empty(0)] + [_hybrid_spa(kept[a + 1:] + draw[a], gold_pairs)
+                                                          for a in range(n_metrics - 1)]))
     return _assemble(np.array(stat_a), np.array(stat_b), n_metrics)

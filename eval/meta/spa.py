@@ -66,11 +66,6 @@ def decimal_grid(scores: np.ndarray) -> np.ndarray | None:
     return None
 
 
-def _exact_at_most(values: np.ndarray, flipped: np.ndarray, i: int, j: int) -> bool:
-    """Whether ``sum(values[flipped, i]) <= sum(values[flipped, j])`` in exact arithmetic."""
-    return math.fsum(np.concatenate([values[flipped, i], -values[flipped, j]])) <= 0.0
-
-
 def pairwise_p_values(scores: np.ndarray, flips: np.ndarray | None = None) -> np.ndarray:
     """(systems x systems) matrix: ``p[i, j]`` = share of permutations in which i is judged >= j.
 
@@ -78,23 +73,57 @@ def pairwise_p_values(scores: np.ndarray, flips: np.ndarray | None = None) -> np
     :func:`flip_matrix` for the number of segments.
     """
     scores = np.asarray(scores, float)
-    if scores.ndim != 2 or np.isnan(scores).any():
+    if scores.ndim != 2:
         raise ValueError("scores must be a (segments x systems) matrix without NaN")
-    flips = flip_matrix(scores.shape[0]) if flips is None else flips
-    grid = decimal_grid(scores)
-    values = scores if grid is None else grid
-    sums = flips @ values  # (permutations x systems): each system's sum over the flipped segments
-    at_most = sums[:, :, None] <= sums[:, None, :]
-    if grid is None:
-        n = scores.shape[0]
-        gamma = n * _UNIT_ROUNDOFF / (1 - n * _UNIT_ROUNDOFF)
-        bound = gamma * np.abs(values).sum(axis=0)  # rounding error of each column's flipped sum
-        margin = 2.0 * (bound[:, None] + bound[None, :])
-        undecided = np.abs(sums[:, :, None] - sums[:, None, :]) <= margin
-        for r, i, j in zip(*np.nonzero(undecided)):
-            if i != j:
-                at_most[r, i, j] = _exact_at_most(values, flips[r] > 0, i, j)
-    return at_most.mean(axis=0)
+    return pairwise_p_values_many(scores[None], flips)[0]
+
+
+def pairwise_p_values_many(scores: np.ndarray, flips: np.ndarray | None = None) -> np.ndarray:
+    """:func:`pairwise_p_values` of several metrics on the same cells at once: (metrics x systems x systems).
+
+    ``scores`` is (metrics x segments x systems). Each metric gets its own grid (or none), one
+    matrix product gives every metric's permutation sums, and each pair of systems is compared
+    once per permutation through the difference of its two sums (``a <= b`` exactly when
+    ``a - b <= 0`` in floating point); each metric's comparisons are decided as for it alone.
+    """
+    scores = np.asarray(scores, float)
+    if scores.ndim != 3 or np.isnan(scores).any():
+        raise ValueError("scores must be (metrics x segments x systems) matrices without NaN")
+    n_metrics, n_segments, n_systems = scores.shape
+    flips = flip_matrix(n_segments) if flips is None else flips
+    grids = [decimal_grid(x) for x in scores]
+    values = np.stack([x if g is None else g for x, g in zip(scores, grids)]) if n_metrics else scores
+    stacked = values.transpose(1, 0, 2).reshape(n_segments, n_metrics * n_systems)
+    sums = (flips @ stacked).reshape(flips.shape[0], n_metrics, n_systems)  # each system's flipped sums
+    by_system = np.ascontiguousarray(sums.transpose(2, 0, 1))  # systems x permutations x metrics
+    i, j = np.triu_indices(n_systems, k=1)
+    diff = by_system[i] - by_system[j]  # system pairs x permutations x metrics: i's sum minus j's
+    at_most, at_least = diff <= 0, diff >= 0  # i judged >= j, j judged >= i
+    off_grid = [k for k, grid in enumerate(grids) if grid is None]
+    if off_grid:
+        _decide_close_calls(diff, at_most, at_least, values, flips, off_grid)
+    p = np.ones((n_metrics, n_systems, n_systems))
+    p[:, i, j] = np.count_nonzero(at_most, axis=1).T / flips.shape[0]
+    p[:, j, i] = np.count_nonzero(at_least, axis=1).T / flips.shape[0]
+    return p
+
+
+def _decide_close_calls(diff: np.ndarray, at_most: np.ndarray, at_least: np.ndarray, values: np.ndarray,
+                        flips: np.ndarray, metrics: list[int]) -> None:
+    """Re-decide with exact sums the comparisons of float64 sums that lie within their rounding bound.
+
+    Only for ``metrics`` (those off any grid); ``diff[pair, r, k]`` is system i's flipped sum minus j's.
+    """
+    n_segments, n_systems = values.shape[1], values.shape[2]
+    i, j = np.triu_indices(n_systems, k=1)
+    gamma = n_segments * _UNIT_ROUNDOFF / (1 - n_segments * _UNIT_ROUNDOFF)
+    bound = gamma * np.abs(values).sum(axis=1)  # metrics x systems: rounding error of a column's flipped sum
+    margin = np.full((len(i), values.shape[0]), -1.0)  # grid metrics: never close (their sums are exact)
+    margin[:, metrics] = 2.0 * (bound[metrics][:, i] + bound[metrics][:, j]).T
+    for pair, r, metric in zip(*np.nonzero(np.abs(diff) <= margin[:, None, :])):
+        flipped = flips[r] > 0
+        exact = math.fsum(np.concatenate([values[metric, flipped, i[pair]], -values[metric, flipped, j[pair]]]))
+        at_most[pair, r, metric], at_least[pair, r, metric] = exact <= 0.0, exact >= 0.0
 
 
 def soft_pairwise_accuracy(gold_p: np.ndarray, metric_p: np.ndarray) -> float:

@@ -17,6 +17,7 @@ from tribunal.eval.meta.lp_tasks import (
     align_metric,
     covered_inputs,
     results_from_aligned,
+    spa_of_metrics,
 )
 from tribunal.eval.meta.protocols import KINDS, WMT23, Protocol, Task
 
@@ -96,6 +97,8 @@ def meta_eval_table(
     if metrics is None:
         metrics = sorted(set().union(*(set(p.base_metrics()) for p in pairs.values())))
 
+    per_metric = fields - {"sys_spa"}  # SPA is computed per pair for all metrics at once, below
+
     def job(metric: str, lp: str) -> tuple[LpResult, Inputs | None]:
         pair, gold = pairs[lp], golds[lp]
         full = pair.resolve_metric(metric)
@@ -113,12 +116,21 @@ def meta_eval_table(
                 result.note = (f"coverage-limited: scored on {cells} of {rated} rated cells "
                                f"(system scores are means over them) because of: {reasons}")
                 return result, (gold, aligned)
-        return results_from_aligned(gold, aligned, fields), (gold, aligned)
+        return results_from_aligned(gold, aligned, per_metric), (gold, aligned)
+
+    def spa_job(lp: str) -> None:
+        """SPA of every metric aligned to the pair's own gold (coverage-limited ones have theirs)."""
+        batch = [(result, used[1].seg) for result, used in (outcomes[m, lp] for m in metrics)
+                 if used is not None and used[0] is golds[lp] and used[1].seg is not None]
+        for (result, _), value in zip(batch, spa_of_metrics(golds[lp], [seg for _, seg in batch])):
+            result.sys_spa = value
 
     # File parsing, sorting and matrix products release the GIL, so threads use every core.
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         futures = {(m, lp): pool.submit(job, m, lp) for m in metrics for lp in lps}
-    outcomes = {key: future.result() for key, future in futures.items()}
+        outcomes = {key: future.result() for key, future in futures.items()}
+        if "sys_spa" in fields:
+            list(pool.map(spa_job, lps))
     details = {m: {lp: outcomes[m, lp][0] for lp in lps} for m in metrics}
     notes += [f"{m} {lp}: {r.note}" for m, per_lp in details.items() for lp, r in per_lp.items() if r.note]
     inputs = {key: value[1] for key, value in outcomes.items() if value[1] is not None}

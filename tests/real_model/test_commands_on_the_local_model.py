@@ -104,8 +104,7 @@ def test_hypothesis_workflow(local_model, model_report, tmp_path, capsys):
               for error in json.loads(path.read_text(encoding="utf-8")).get("errors", [])]
     _report(model_report, "hyp run --depths 0,1", local_model.since(mark), errors=[e[:200] for e in errors],
             summary=[line for line in outcome.out.splitlines() if "runs of" in line])
-    if any("\n" in error for error in errors):  # pydantic's multi-line dumps: issue 19's readable reasons fix them
-        pytest.xfail("hyp run's unscored slots still carry multi-line pydantic errors (issue 19, item 3)")
+    assert not any("\n" in error for error in errors), "every unscored slot's reason is one line"
 
 
 def test_optimize_export_and_evaluate(local_model, model_report, tmp_path, capsys, empty_sqlite_store):

@@ -33,9 +33,9 @@ def example_lines(text: str) -> list[str]:
 
 def test_the_command_tree_is_the_documented_one():
     assert sorted(" ".join(p) for p in COMMANDS) == [
-        "data check", "data fetch", "demo", "equiv audit", "equiv generate", "export", "hyp divergence",
-        "hyp run", "mt agreement", "mt compare", "mt evaluate", "mt meta-eval", "optimize", "runs compare",
-        "runs list"]
+        "data cache clear", "data check", "data fetch", "demo", "equiv audit", "equiv generate", "export",
+        "hyp divergence", "hyp run", "mt agreement", "mt compare", "mt evaluate", "mt meta-eval", "optimize",
+        "runs compare", "runs list"]
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)

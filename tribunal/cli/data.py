@@ -102,3 +102,24 @@ def check(data: Optional[Path] = typer.Option(
             f"{'gold ' + gold if has_gold else 'no gold scores'}, "
             f"{len(pair.rating_names)} rating files, {len(pair.metric_names)} metric files: ok"
         )
+
+
+cache_app = typer.Typer(no_args_is_help=True)
+app.add_typer(cache_app, name="cache", help="The parsed-data cache of score files.")
+
+
+@cache_app.command("clear", epilog=examples("tribunal data cache clear",
+                                            "TRIBUNAL_CACHE=/tmp/c tribunal data cache clear"))
+def cache_clear() -> None:
+    """Empty the parsed-data cache.
+
+    meta-eval and compare keep each score file they parse as binary arrays in
+    $TRIBUNAL_CACHE/scores (else $XDG_CACHE_HOME/tribunal/scores or ~/.cache/tribunal/scores)
+    and re-read a file only when it changed. Clearing is never needed for correctness; it frees the space.
+    """
+    from tribunal.eval.data.score_cache import ScoreCache
+
+    cache = ScoreCache.default()
+    entries, size = cache.clear()
+    line(make_console(), f"removed {entries} cached score file{'s' if entries != 1 else ''} "
+                         f"({size / 1e6:.1f} MB) from {cache.folder}")

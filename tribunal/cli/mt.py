@@ -18,6 +18,10 @@ DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval 
 ProtocolOption = typer.Option(
     None, "--protocol", help="wmt23 | wmt24 | wmt25 (default: the data set's own; wmt24 on WMT23 data is WMT24OnWMT23)."
 )
+NoDataCacheOption = typer.Option(
+    False, "--no-data-cache", help="Parse every score file afresh, neither reading nor filling the parsed-data cache "
+    "($TRIBUNAL_CACHE or ~/.cache/tribunal; clear it with `tribunal data cache clear`).",
+)
 
 
 @app.command("meta-eval", epilog=examples(
@@ -41,6 +45,7 @@ def meta_eval(
         False, "--coverage-limited",
         help="Score a metric that misses rated cells (or a .sys.score) on the cells it covers, marked as such.",
     ),
+    no_data_cache: bool = NoDataCacheOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -62,7 +67,7 @@ def meta_eval(
     if output:
         writable_file(output, "--output")
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
-                           protocol, significance, seed, coverage_limited)
+                           protocol, significance, seed, coverage_limited, data_cache=not no_data_cache)
     console, errors = make_console(), make_console(stderr=True)
     title = result.protocol.title
     if significance:
@@ -92,6 +97,7 @@ def compare(
     samples: int = typer.Option(1000, "--samples", min=10, help="Permutation / bootstrap resamples."),
     seed: int = typer.Option(1234, "--seed", help="Random seed (results are reproducible)."),
     protocol: Optional[str] = ProtocolOption,
+    no_data_cache: bool = NoDataCacheOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -105,7 +111,8 @@ def compare(
     from tribunal.eval.meta.compare_job import run_compare
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
-    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol)
+    result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol,
+                         data_cache=not no_data_cache)
     console = make_console()
     print_meta_table(console, result.table,
                      f"{metric_a} vs {metric_b}: paired permutation test ({samples} samples, seed {seed})")

@@ -72,3 +72,27 @@ def test_pairwise_agreement_counts_ties_as_agreement():
 def test_pearson_skips_missing_and_degenerate():
     assert pearson(np.array([1, 2, np.nan, 4.0]), np.array([2, 4, 5, 8.0])) == pytest.approx(1.0)
     assert np.isnan(pearson(np.array([1.0, 1.0]), np.array([1.0, 2.0])))
+
+
+def test_acc_t_exact_sums_with_items_of_different_sizes_match_brute_force():
+    """Items with 2, 3 and 4 rated systems: weights 1, 1/3, 1/6 summed as integers (lcm 6)."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        gold = rng.integers(-2, 1, size=(12, 4)).astype(float)
+        metric = np.round(rng.normal(size=(12, 4)), 1)
+        gold[0, 2:] = gold[1, 3] = np.nan
+        table = within_item_pairs(gold, metric)
+        assert table.scale == 6 and table.units is not None
+        acc, eps = tie_calibrated_accuracy(table)
+        ref_acc, ref_eps = brute_force_acc_t(gold, metric)
+        assert acc == pytest.approx(ref_acc, abs=1e-12) and eps == pytest.approx(ref_eps)
+
+
+def test_acc_t_equal_accuracies_pick_the_smallest_epsilon():
+    """Gold ties A and B and puts C below. Metric distances: AB 0.1 (gold tie), AC 0.1 and BC 0.2
+    (concordant). epsilon 0: AC, BC right (2/3); 0.1: AB, BC right (2/3); 0.2: AB only (1/3).
+    The two equal maxima are equal as integer sums, and the smaller epsilon, 0, is returned."""
+    gold = np.array([[0.0, 0.0, -1.0]])
+    metric = np.array([[0.0, 0.1, -0.1]])
+    acc, eps = tie_calibrated_accuracy(within_item_pairs(gold, metric))
+    assert (acc, eps) == (2 / 3, 0.0)

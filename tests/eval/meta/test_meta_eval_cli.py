@@ -183,3 +183,17 @@ def test_compare_gains_spa_under_the_wmt24_protocol(wmt23_root, tmp_path, tribun
     text = " ".join(result.stdout.split())
     assert "en-de sys SPA │ 5520 │ 0.9603 │ 0.8572 │ 0.1031 │ 0.0196" in text  # (1 + 0) / (1 + 50)
     assert "en-de seg acc_eq" in text and "task:wmt24-compare|a:COMET|b:BLEU" in text
+
+
+def test_wmt24_protocol_reads_no_system_level_file(tiny_mtme, tmp_path, meta_eval):
+    """SPA and acc_eq need segment scores only: the .sys.score files are neither parsed nor hashed."""
+    first, _ = meta_eval(tiny_mtme, tmp_path, "--protocol", "wmt24", "--no-track")
+    assert first.returncode == 0, first.stderr
+    for path in (tiny_mtme / "metric-scores" / "en-de" / "M-refA.sys.score",
+                 tiny_mtme / "human-scores" / "en-de.mqm.sys.score"):
+        path.write_text("not\ta number\tat all\n")
+    second, _ = meta_eval(tiny_mtme, tmp_path, "--protocol", "wmt24", "--no-track")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout  # same table, same signature
+    wmt23, _ = meta_eval(tiny_mtme, tmp_path, "--protocol", "wmt23", "--no-track")
+    assert wmt23.returncode == 2 and "en-de.mqm.sys.score:1: expected 2 tab-separated columns" in wmt23.stderr

@@ -6,7 +6,14 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tribunal.eval.meta.spa import decimal_grid, flip_matrix, pairwise_p_values, soft_pairwise_accuracy, spa
+from tribunal.eval.meta.spa import (
+    decimal_grid,
+    flip_matrix,
+    pairwise_p_values,
+    pairwise_p_values_many,
+    soft_pairwise_accuracy,
+    spa,
+)
 
 
 def test_sign_matrix_is_mt_metrics_evals():
@@ -76,3 +83,20 @@ def test_spa_is_one_for_the_gold_itself_and_invariant_to_positive_affine_maps():
 def test_missing_scores_are_refused():
     with pytest.raises(ValueError, match="without NaN"):
         pairwise_p_values(np.array([[1.0, np.nan], [0.0, 1.0]]))
+
+
+def test_many_metrics_at_once_equal_each_metric_alone_with_their_exact_ties():
+    """One matrix product for all metrics of a pair; each keeps its own grid (or exact re-decision)."""
+    off_grid = np.array([[0.30000000000000004, 0.1, 0.5], [0.0, 0.2, 0.5], [math.pi, math.pi, 1.0]])
+    mqm_like = np.array([[-5.199999999999999, -5.2, 0.0], [0.0, 0.0, -1.0], [-0.1, -0.1, -0.1]])
+    rng = np.random.default_rng(1)
+    noisy = rng.normal(size=(3, 3))
+    stacked = np.stack([off_grid, mqm_like, noisy, off_grid * 3])
+    together = pairwise_p_values_many(stacked)
+    assert together.shape == (4, 3, 3)
+    for k, scores in enumerate(stacked):
+        assert np.array_equal(together[k], pairwise_p_values(scores)), k
+    assert together[0, 0, 1] == (flip_matrix(3)[:, 0] == 0).mean()  # the exact off-grid tie of the test above
+    assert together[1, 0, 1] == 1.0  # the decimal tie
+    with pytest.raises(ValueError, match="without NaN"):
+        pairwise_p_values_many(np.array([[[1.0, np.nan], [0.0, 1.0]]]))

@@ -9,9 +9,11 @@ from tribunal.eval.meta.wmt23 import table_columns, wmt23_table
 
 
 @pytest.fixture(scope="module")
-def computed(wmt23_root):
-    pairs = {lp: LanguagePair(wmt23_root, lp) for lp in ("en-de", "he-en", "zh-en")}
-    return wmt23_table(pairs)
+def computed(wmt23_root, score_cache):
+    pairs = {lp: LanguagePair(wmt23_root, lp, cache=score_cache.cache) for lp in ("en-de", "he-en", "zh-en")}
+    result = wmt23_table(pairs)
+    score_cache.check()
+    return result
 
 
 def test_all_14_metrics_match_expected_to_1e6(computed, wmt23_root):

@@ -25,8 +25,10 @@ LPS = ("en-de", "he-en", "zh-en")
 
 
 @pytest.fixture(scope="module")
-def computed(wmt23_root):
-    return meta_eval_table({lp: LanguagePair(wmt23_root, lp) for lp in LPS}, None, WMT24)
+def computed(wmt23_root, score_cache):
+    result = meta_eval_table({lp: LanguagePair(wmt23_root, lp, cache=score_cache.cache) for lp in LPS}, None, WMT24)
+    score_cache.check()
+    return result
 
 
 def test_all_14_metrics_match_expected(computed):
