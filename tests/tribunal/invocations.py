@@ -6,8 +6,8 @@ options are the ``--names`` among the same words. Words come from string constan
 literals, ``*NAME``, ``NAME + [...]`` and ``NAME`` bound to a literal in the function or module
 (including a ``pytest.mark.parametrize`` argument and a ``for NAME in (...)`` loop). A call to a
 test helper that builds or runs a command line (``evaluate("--routing", "x")``, defined in the same
-file, a conftest above it, or a ``tests`` module it imports from) counts as that command line with
-the call's words added. An option written anywhere else in a file does not count.
+file, a conftest above it, or a ``tests`` module it imports from), directly or inside the arguments of
+the call, counts as that command line with the call's words added. An option written anywhere else in a file does not count.
 """
 
 from __future__ import annotations
@@ -122,8 +122,10 @@ class Invocations:
             elif isinstance(node, ast.Call):
                 words = [w for arg in [*node.args, *(k.value for k in node.keywords)] for w in _words(arg, names)]
                 yield from self._direct(words)
-                for command, options in self._helper(module, _callee(node)):
-                    yield command, options | _options(words)
+                for inner in ast.walk(node):  # the call itself, or a helper call inside its arguments
+                    if isinstance(inner, ast.Call):  # (``run_cli(capsys, *commands()[name], "--timeout", "0")``)
+                        for command, options in self._helper(module, _callee(inner)):
+                            yield command, options | _options(words)
 
     def _direct(self, words: list[str]) -> Iterator[tuple[Command, set[str]]]:
         for command in self.commands:

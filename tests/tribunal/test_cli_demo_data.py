@@ -14,10 +14,10 @@ def test_demo_data_names_the_folder_it_evaluates(tmp_path, capsys, monkeypatch, 
     monkeypatch.delenv("TRIBUNAL_DATA", raising=False)
     monkeypatch.delenv("TRIBUNAL_LM", raising=False)
     monkeypatch.setattr(embedding, "local_minilm_available", lambda: False)  # TF-IDF alone keeps it quick
-    without = run_cli(capsys, "demo", "--out", tmp_path / "none", "--no-track")
+    without = run_cli(capsys, "demo", "--no-lm", "--out", tmp_path / "none", "--no-track")
     assert without.status == 0 and "No WMT23 data found" in without.out
     assert not (tmp_path / "none" / "wmt23_meta_eval.tsv").exists()
-    outcome = run_cli(capsys, "demo", "--data", tiny_mtme, "--out", tmp_path / "d", "--no-track")
+    outcome = run_cli(capsys, "demo", "--data", tiny_mtme, "--no-lm", "--out", tmp_path / "d", "--no-track")
     assert outcome.status == 0, outcome.err
     with open(tmp_path / "d" / "wmt23_meta_eval.tsv", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))

@@ -48,6 +48,10 @@ def test_only_options_written_in_a_command_line_count(tmp_path):
         '@pytest.mark.parametrize("extra", [["--rounds", "2"]])\n'
         'def test_helper(capsys, extra):\n'
         '    run_cli(capsys, *evaluate("--demos", "1", *extra))\n'
+        'def _commands():\n'
+        '    return {"compare": ["mt", "compare", "A", "B"]}\n'
+        'def test_indexed(capsys):\n'
+        '    run_cli(capsys, *_commands()["compare"], "--samples", "5")\n'
         'def test_help(capsys):\n'
         '    text = run_cli(capsys, "mt", "compare", "--help").out\n'
         '    for option in ("--seed",):\n'
@@ -55,4 +59,4 @@ def test_only_options_written_in_a_command_line_count(tmp_path):
     passed = _passed(tmp_path, [("mt", "evaluate"), ("data", "check"), ("mt", "compare")])
     assert passed[("mt", "evaluate")] == {"--lp", "--limit", "--strategy", "--demos", "--rounds"}
     assert passed[("data", "check")] == {"--data"}
-    assert passed[("mt", "compare")] == {"--help"}
+    assert passed[("mt", "compare")] == {"--samples", "--help"}
