@@ -29,7 +29,9 @@ class DemoLabeler:
         label = self.labels.get(predictor)
         if label is None:
             return []
-        return [demo for demo in map(label, examples) if demo is not None]
+        # An example whose spans nobody marked (gold_errors None: a score-only label) would show "no errors".
+        marked = [example for example in examples if example.get("gold_errors", ()) is not None]
+        return [demo for demo in map(label, marked) if demo is not None]
 
     @staticmethod
     def derived_from(demo: Any, example: Any) -> bool:

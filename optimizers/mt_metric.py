@@ -9,7 +9,8 @@ Three components, averaged with weights over those that apply to the item:
   annotated is a perfect 1.0;
 - ``severity``: of the predicted errors that overlap a human error, the share with the same severity
   (not applicable when nothing overlaps).
-A prediction without a numeric score is unscored. A prediction whose ``scale`` is ``"esa"``
+An example whose ``gold_errors`` is None (a human label with a score but no marked spans) is judged
+on its score alone. A prediction without a numeric score is unscored. A prediction whose ``scale`` is ``"esa"``
 (GEMBA-ESA's 0-100 score) is compared on MQM's scale through
 :func:`tribunal.programs.mqm.scoring.mqm_from_esa` (100 -> 0, 0 -> -25, linear).
 """
@@ -124,6 +125,8 @@ class MQMMetric(JudgeMetric):
             "spans": f1,
             "severity": severity_accuracy(located, reference),
         }
+        if gold.get("gold_errors") is None:  # a label that gives the score only (an MLflow trace a person scored)
+            components["spans"] = components["severity"] = None
         score, present = mean_of(components, self.weights)
         return Outcome(score, self._feedback(predicted_score, human, located, missing, reference, translation),
                        components=present)

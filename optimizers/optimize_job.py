@@ -2,7 +2,8 @@
 
 One parent MLflow run holds the params (program and its ``--set`` config, optimizer, budget and its
 knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the untuned and tuned dev scores,
-and the exported program (artifact ``program/program.json``); each trial is a nested run.
+and the exported program (artifact ``program/program.json``, and the same as an MLflow model registered
+as a version of ``tribunal-<program>``); each trial is a nested run.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import json
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -65,6 +66,10 @@ class OptimizeResult:
     trials: int
     program: Any = None
     """The tuned program itself (the export holds its state)."""
+    model: Any = None
+    """The registered MLflow model (:class:`~tribunal.eval.tracking.judge_model_log.LoggedJudge`), if tracked."""
+    skipped: dict = field(default_factory=dict)
+    """``{"train": Counter, "dev": Counter}``: items of an ``mlflow:`` slice left out, by reason."""
 
 
 def _setting(value: Any) -> str:
@@ -102,6 +107,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     import dspy
 
     from tribunal.eval.data.output_paths import writable_file
+    from tribunal.eval.tracking.judge_model_log import log_judge_model
     from tribunal.eval.tracking.mlflow_run import tracked_run
     from tribunal.optimizers.export import export_document, write_export
     from tribunal.optimizers.labelled_demos import labeler_for
@@ -115,16 +121,16 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     spec = optimizer_spec(request.optimizer)
     if request.prompt_lm and not spec.takes_prompt_lm:
         raise UserError(f"--prompt-lm: optimizer {spec.name} uses no prompt/reflection LM")
-    train = load_training_data(request.train, "--train")
-    dev = load_training_data(request.dev, "--dev")
+    train = load_training_data(request.train, "--train", tracking_uri=tracking.resolved_uri)
+    dev = load_training_data(request.dev, "--dev", tracking_uri=tracking.resolved_uri)
     if train.kind != dev.kind:
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
     check_disjoint(train, dev)
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
     inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
     if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
-        train = load_training_data(request.train, "--train", inputs)
-        dev = load_training_data(request.dev, "--dev", inputs)
+        train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
+        dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
     metric = METRICS[train.kind]()
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env,
@@ -193,8 +199,11 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         document = export_document(compiled, resolved.name, resolved.config, metadata)
         write_export(document, out)
         with tempfile.TemporaryDirectory() as folder:
-            run.log_artifact(write_export(document, Path(folder) / ARTIFACT_NAME), ARTIFACT_DIR)
-        run.register_artifact(f"tribunal-{resolved.name}", ARTIFACT_DIR,
-                              {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
+            artifact = write_export(document, Path(folder) / ARTIFACT_NAME)
+            run.log_artifact(artifact, ARTIFACT_DIR)
+            # The tuned judge as an MLflow model (from code, the export as its artifact), a version of tribunal-<program>.
+            model = log_judge_model(run, artifact, document, train.kind,
+                                    {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
         log_tuned_prompts(run, compiled, resolved.name, document)
-    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled)
+    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
+                          skipped={"train": train.skipped, "dev": dev.skipped})

@@ -9,6 +9,10 @@ SPECs (``A-B`` is the half-open item range ``[A, B)``; ``A-`` runs to the end; n
   labelled "same" (wording-only, wording-chain, alias-chain) or "different" (the swaps, minimal or whole-step).
 - ``pairs:FILE.jsonl[:A-B]`` -- a labelled pair file (``tribunal.eval.equiv.pairs``: each line
   ``{"id", "kind", "label": "same"|"different", "a", "b"}``); the label is the gold verdict.
+- ``mlflow:EXPERIMENT[:A-B][?FILTER]`` -- traces of an MLflow experiment a person labelled (in the
+  UI, or with ``mlflow.log_expectation`` / ``log_feedback``), read from the command's tracking
+  store (:mod:`tribunal.optimizers.mlflow_data`); traces without a usable label are counted and
+  skipped (``TrainingData.skipped``).
 
 A range past the end of the data is an error, never silently clamped; ``--train`` and ``--dev``
 must not share items (:func:`check_disjoint`).
@@ -19,7 +23,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -41,11 +46,25 @@ class TrainingData:
     kind: str  # "mt" or "equiv"
     examples: list[Any]
     hash: str
+    skipped: Counter = field(default_factory=Counter)
+    """Items of the source left out, by reason (traces without a usable human label)."""
+    origin: str | None = None
+    """Where the items were read from, when it is not a file (an MLflow store and experiment)."""
 
     @property
     def label(self) -> str:
         """``source/args/range@hash`` for signatures (``:`` separates a signature's keys from values)."""
-        return f"{self.spec.replace(':', '/')}@{self.hash}"
+        return f"{self.spec.split('?')[0].replace(':', '/')}@{self.hash}"
+
+
+@dataclass
+class Loaded:
+    """What a SPEC source read: its examples and their kind (and, for traces, what it skipped)."""
+
+    examples: list[Any]
+    kind: str
+    skipped: Counter = field(default_factory=Counter)
+    origin: str | None = None
 
 
 def refuse_test_data(spec: str, option: str) -> None:
@@ -103,7 +122,7 @@ def _ted_file(args: list[str]) -> tuple[Path, str]:
     return path, lp
 
 
-def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
+def _mqm_ted(args: list[str], where: "SpecPlace") -> Loaded:
     import dspy
 
     from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
@@ -120,7 +139,7 @@ def _mqm_ted(args: list[str]) -> tuple[list[Any], str]:
             gold_score=human_mqm_score(errors), gold_errors=errors,
             system=segment.system, seg_id=segment.seg_id, rater=segment.rater,
         ).with_inputs(*MT_INPUTS))
-    return examples, "mt"
+    return Loaded(examples, "mt")
 
 
 def _equiv_examples(suite: Any) -> list[Any]:
@@ -132,7 +151,7 @@ def _equiv_examples(suite: Any) -> list[Any]:
     ).with_inputs(*EQUIV_INPUTS) for pair in suite.pairs]
 
 
-def _pairs(args: list[str]) -> tuple[list[Any], str]:
+def _pairs(args: list[str], where: "SpecPlace") -> Loaded:
     from tribunal.eval.equiv.pairs import load_pairs
 
     if len(args) != 1:
@@ -140,10 +159,10 @@ def _pairs(args: list[str]) -> tuple[list[Any], str]:
     path = Path(args[0]).expanduser()
     if not path.is_file():
         raise UserError(f"{path}: no such pairs file")
-    return _equiv_examples(load_pairs(path)), "equiv"  # a DataFormatError names the file and line
+    return Loaded(_equiv_examples(load_pairs(path)), "equiv")  # a DataFormatError names the file and line
 
 
-def _suite(args: list[str]) -> tuple[list[Any], str]:
+def _suite(args: list[str], where: "SpecPlace") -> Loaded:
     from tribunal.eval.equiv.suite import load_suite
 
     if len(args) > 1:
@@ -152,25 +171,51 @@ def _suite(args: list[str]) -> tuple[list[Any], str]:
         suite = load_suite(Path(args[0]).expanduser() if args else None)
     except (OSError, ValueError) as err:
         raise UserError(f"suite SPEC: {err}") from None
-    return _equiv_examples(suite), "equiv"
+    return Loaded(_equiv_examples(suite), "equiv")
 
 
-SOURCES: dict[str, Callable[[list[str]], tuple[list[Any], str]]] = {
-    "mqm-ted": _mqm_ted, "suite": _suite, "pairs": _pairs}
+@dataclass(frozen=True)
+class SpecPlace:
+    """What a SPEC source may need beside its arguments: the ``?FILTER`` part and the tracking store."""
+
+    query: str | None = None
+    tracking_uri: str | None = None
 
 
-def load_training_data(spec: str, option: str = "--train", inputs: Any = None) -> TrainingData:
+def _mlflow(args: list[str], where: SpecPlace) -> Loaded:
+    from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI
+    from tribunal.optimizers.mlflow_data import load_trace_slice
+
+    if not args:
+        raise UserError("mlflow SPEC: expected mlflow:EXPERIMENT[:A-B][?FILTER]")
+    uri = where.tracking_uri or DEFAULT_TRACKING_URI
+    found = load_trace_slice(":".join(args), where.query, uri)
+    return Loaded(found.examples, found.kind, found.skipped, f"{uri}#experiment={':'.join(args)}")
+
+
+SOURCES: dict[str, Callable[[list[str], SpecPlace], Loaded]] = {
+    "mqm-ted": _mqm_ted, "suite": _suite, "pairs": _pairs, "mlflow": _mlflow}
+
+
+def load_training_data(spec: str, option: str = "--train", inputs: Any = None,
+                       tracking_uri: str | None = None) -> TrainingData:
     """Examples named by ``spec``; a clear one-line error for WMT23, unknown sources and empty slices.
 
     ``inputs`` (a ``SegmentInputs`` of the program) adds each example's reference and context
-    (TED MQM only: :mod:`tribunal.optimizers.ted_inputs`).
+    (TED MQM only: :mod:`tribunal.optimizers.ted_inputs`); ``tracking_uri``: the store ``mlflow:``
+    SPECs read (default: ``sqlite:///mlflow.db``).
     """
     refuse_test_data(spec, option)
-    source, *rest = spec.split(":")
+    head, _, query = spec.partition("?") if spec.startswith("mlflow:") else (spec, "", "")
+    source, *rest = head.split(":")
     if source not in SOURCES:
         raise UserError(f"{option} {spec}: unknown data source {source!r} (have {', '.join(SOURCES)})")
     args, items = _split_range(rest)
-    examples, kind = SOURCES[source](args)
+    loaded = SOURCES[source](args, SpecPlace(query.strip() or None, tracking_uri))
+    examples, kind = loaded.examples, loaded.kind
+    if not examples and loaded.skipped:
+        reasons = ", ".join(f"{n} {reason}" for reason, n in loaded.skipped.most_common())
+        raise UserError(f"{option} {spec}: no labelled items (skipped {sum(loaded.skipped.values())}: {reasons})")
     if inputs is not None and inputs.used:
         if source != "mqm-ted":
             raise UserError(f"{option} {spec}: --set reference / context need MT training data with references and "
@@ -186,7 +231,8 @@ def load_training_data(spec: str, option: str = "--train", inputs: Any = None) -
                         f"(use {start}-{len(examples)} or {start}-)")
     examples = examples[items]
     canonical = json.dumps([dict(e.items()) for e in examples], sort_keys=True, ensure_ascii=False, default=str)
-    return TrainingData(spec=spec, kind=kind, examples=examples, hash=text_hash(canonical))
+    return TrainingData(spec=spec, kind=kind, examples=examples, hash=text_hash(canonical), skipped=loaded.skipped,
+                        origin=loaded.origin)
 
 
 def item_key(example: Any) -> str:

@@ -65,8 +65,6 @@ class NullRun:
     def log_text(self, text: str, artifact_file: str) -> None: ...
     def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None: ...
     def log_figure(self, figure: Any, artifact_file: str) -> None: ...
-    def register_artifact(self, model_name: str, artifact_path: str, tags: Mapping[str, Any] | None = None) -> str | None:
-        return None
 
     @contextlib.contextmanager
     def child(self, name: str, params: Mapping[str, Any] | None = None,
@@ -114,23 +112,6 @@ class Run(NullRun):
 
     def log_figure(self, figure: Any, artifact_file: str) -> None:
         self.client.log_figure(self.run_id, figure, artifact_file)
-
-    def register_artifact(self, model_name: str, artifact_path: str, tags: Mapping[str, Any] | None = None) -> str | None:
-        """Register a logged artifact folder as a new version of ``model_name`` in the model registry.
-
-        The version's source is the artifact folder itself (e.g. a JSON program export), so nothing
-        is pickled: MLflow's model flavours for DSPy programs pickle, and have stored API keys.
-        """
-        from mlflow.exceptions import MlflowException
-
-        try:
-            self.client.get_registered_model(model_name)
-        except MlflowException:
-            self.client.create_registered_model(model_name)
-        source = f"{self.client.get_run(self.run_id).info.artifact_uri}/{artifact_path}"
-        version = self.client.create_model_version(model_name, source=source, run_id=self.run_id,
-                                                   tags={str(k): str(v) for k, v in redact(dict(tags or {})).items()})
-        return str(version.version)
 
     @contextlib.contextmanager
     def child(self, name: str, params: Mapping[str, Any] | None = None,

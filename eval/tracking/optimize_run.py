@@ -12,7 +12,7 @@ import pandas as pd
 
 from tribunal.eval.tracking.run_names import join_name, short_lm
 
-_TABLE_FIELDS = {"mt": ("source", "translation", "gold_score", "system", "seg_id", "rater"),
+_TABLE_FIELDS = {"mt": ("source", "translation", "gold_score", "system", "seg_id", "rater", "trace_ids"),
                  "equiv": ("pair_id", "kind", "verdict")}
 
 
@@ -51,8 +51,12 @@ def log_training_inputs(run: Any, **slices: Any) -> None:
         fields = _TABLE_FIELDS[data.kind]
         table = pd.DataFrame([{f: e.get(f) for f in fields} for e in data.examples], columns=list(fields))
         context = "training" if role == "train" else "validation"
-        log_input(run, data.spec, data.hash, training_source(data.spec), table.astype(str), context,
-                  {"items": len(data.examples), "kind": data.kind})
+        tags = {"items": len(data.examples), "kind": data.kind}
+        if data.skipped:  # an mlflow: slice: traces left out, by reason
+            tags |= {"skipped": sum(data.skipped.values()),
+                     **{f"skipped.{reason}": n for reason, n in data.skipped.items()}}
+        log_input(run, data.spec, data.hash, data.origin or training_source(data.spec), table.astype(str), context,
+                  tags)
         evaluation_dataset(run, slug(data.spec.replace(":", "-")), data.hash,
                            [_record(e, data.kind) for e in data.examples], {"spec": data.spec, "kind": data.kind})
 

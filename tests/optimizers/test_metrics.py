@@ -91,3 +91,18 @@ def test_equivalence_unscored_and_feedback_for_gepa():
     assert result.score == 0.0 and "label is 'different'" in result.feedback and "initiating event" in result.feedback
     with pytest.raises(ValueError, match="neither a known perturbation kind"):
         metric.judge(dspy.Example(hypothesis_a="a"), dspy.Prediction(verdict="same"))
+
+
+def test_a_score_only_label_is_judged_on_its_score_and_gives_no_demo():
+    """An MLflow trace a person scored without marking spans: its "no spans" is unknown, not "no errors"."""
+    from tribunal.optimizers.labelled_demos import labeler_for
+
+    fields = dict(source="The bridge opens.", translation="Die Brücke öffnet.", source_lang="English",
+                  target_lang="German", gold_score=-5.0)
+    scored_only = dspy.Example(**fields, gold_errors=None).with_inputs("source", "translation")
+    marked = dspy.Example(**fields, gold_errors=[{"start": 4, "end": 10, "severity": "major",
+                                                  "category": "Accuracy/Mistranslation", "is_source_error": False}])
+    prediction = dspy.Prediction(score=-5.0, errors=[{"span": "Brücke", "severity": "major"}])
+    outcome = MQMMetric().judge(scored_only, prediction)
+    assert outcome.score == 1.0 and set(outcome.components) == {"score"}
+    assert len(labeler_for("gemba-mqm").demos("annotate", [scored_only, marked.with_inputs("source")])) == 1

@@ -72,7 +72,7 @@ def test_optimize_export_load_round_trip(tmp_path, monkeypatch, mlflow_uri):
     assert max(c.data.metrics["score"] for c in children) == pytest.approx(metadata["dev_score"])
 
     [version] = client.search_model_versions("name = 'tribunal-test-toy-equiv'")
-    assert version.run_id == run_id and version.source.endswith("/program")  # the JSON export, not a pickle
+    assert version.run_id == run_id and version.source.startswith("models:/m-")  # the logged model: code + the JSON
     assert version.tags["sha256"] == document["sha256"]
 
     exported = tmp_path / "again.json"

@@ -6,7 +6,8 @@ timeout), ``garbage`` (a 200 answer no adapter can parse), and the unusable answ
 now and then (:data:`UNUSABLE`): ``refusal`` ("I'm sorry, I can't help with that."), ``wrong-keys``
 (a JSON object naming none of the fields), ``truncated`` (the first half of the answer, with
 ``finish_reason: "length"``). A fault comes from ``fault(hit number, signature name, inputs)`` or
-from ``bad_answer(request body)``. Every hit is counted, and so is the peak
+from ``bad_answer(request body)``. ``/v1/embeddings`` answers hashed unit vectors (MLflow's judge
+alignment retrieves examples by embedding). Every hit is counted, and so is the peak
 of requests being answered at once (``state.peak``). ``jitter`` spreads each response time uniformly
 over ``latency +- jitter`` (seeded, so a run is repeatable); the default 0 keeps it fixed.
 """
@@ -96,6 +97,8 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
         def _answer(self, received: float) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             body = json.loads(raw or b"{}")
+            if self.path.rstrip("/").endswith("/embeddings"):
+                return self._embed(body, raw)
             messages = body.get("messages", [])
             system = "".join(m["content"] for m in messages if m["role"] == "system" and isinstance(m["content"], str))
             user = task_message([m["content"] for m in messages if m["role"] == "user"])
@@ -134,7 +137,30 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                           "total_tokens": (len(system + user) + len(text)) // 4},
             })
 
+        def _embed(self, body: dict[str, Any], raw: bytes) -> None:
+            """``/v1/embeddings``: a unit vector per text from its hash (the same text, the same vector)."""
+            texts = body.get("input") or []
+            texts = [texts] if isinstance(texts, str) else texts
+            with state.lock:
+                state.hits.append(("embeddings", None, {"texts": len(texts)}))
+                state.bodies.append(raw)
+            data = [{"object": "embedding", "index": i, "embedding": hashed_vector(str(text), body.get("dimensions") or 8)}
+                    for i, text in enumerate(texts)]
+            self._send(200, {"object": "list", "data": data, "model": body.get("model"),
+                             "usage": {"prompt_tokens": sum(len(str(t)) // 4 for t in texts),
+                                       "total_tokens": sum(len(str(t)) // 4 for t in texts)}})
+
     return Handler
+
+
+def hashed_vector(text: str, dimensions: int) -> list[float]:
+    """A deterministic unit vector for ``text`` (similar texts are not near: mechanics, not meaning)."""
+    import hashlib
+    import math
+
+    values = [b / 255 - 0.5 for b in hashlib.shake_256(text.encode()).digest(dimensions)]
+    norm = math.sqrt(sum(v * v for v in values)) or 1.0
+    return [v / norm for v in values]
 
 
 @contextlib.contextmanager

@@ -149,12 +149,13 @@ def test_optimize_and_export_print_only_their_own_lines(tmp_path, capsys, monkey
         assert quiet.status == 0, quiet.err
         assert quiet.err == "" and not [r for r in records if "Average Metric" in r or "STEP 1" in r]
         lines = quiet.out.splitlines()
-        assert len(lines) == 4, quiet.out
+        assert len(lines) == 5, quiet.out
         assert re.fullmatch(r"dev score: untuned \d\.\d{4} -> tuned \d\.\d{4} \(\d+ unscored of 20\); \d+ trial\(s\)",
                             lines[0])
         assert lines[1] == f"program: {tmp_path / 'tuned.json'}" and lines[2].startswith("signature: prog:equiv-llm|")
+        assert lines[3].startswith("model: models:/tribunal-equiv-llm/1  (mlflow.pyfunc.load_model;")
         run_id = re.fullmatch(r"run: ([0-9a-f]{32})  \(export again with `tribunal export \1 --out FILE`\)",
-                              lines[3]).group(1)
+                              lines[4]).group(1)
         loud = run_cli(capsys, "--verbose", *args[:-4], "--out", tmp_path / "loud.json", "--no-track")
         assert loud.status == 0 and len(loud.out.splitlines()) == 3  # no run line without tracking
         assert any("Average Metric" in r for r in records) and any("STEP 1" in r for r in records)

@@ -30,7 +30,9 @@ EPILOG = examples(
     "tribunal optimize --program gemba-mqm --optimizer mipro --budget 12 --train mqm-ted:en-de:0-200 "
     "--dev mqm-ted:en-de:200-260 --lm openai/gpt-4o-mini --prompt-lm openai/gpt-4o",
     "tribunal optimize --program mmad --set strategy=deliberation --optimizer bootstrap "
-    "--train mqm-ted:zh-en:0-100 --dev mqm-ted:zh-en:100-140 --lm openai/gpt-4o-mini --teacher-lm openai/gpt-4o")
+    "--train mqm-ted:zh-en:0-100 --dev mqm-ted:zh-en:100-140 --lm openai/gpt-4o-mini --teacher-lm openai/gpt-4o",
+    "tribunal optimize --program gemba-mqm --optimizer labeled --train mlflow:tribunal:0-40 "
+    "--dev mlflow:tribunal:40- --lm openai/gpt-4o-mini   # traces labelled in the MLflow UI")
 
 
 def register(app: typer.Typer) -> None:
@@ -43,7 +45,9 @@ def optimize(
                                      "or an exported .json file to tune further."),
     optimizer: str = typer.Option(..., "--optimizer", metavar="NAME", help=OPTIMIZER_HELP),
     train: str = typer.Option(
-        ..., "--train", help="Training data: mqm-ted:LP[:A-B], suite[:FILE][:A-B] or pairs:FILE[:A-B] (never WMT23)."),
+        ..., "--train", help="Training data: mqm-ted:LP[:A-B], suite[:FILE][:A-B], pairs:FILE[:A-B] or "
+                             "mlflow:EXPERIMENT[:A-B][?FILTER] (traces a person labelled, in the --tracking-uri store; "
+                             "FILTER: MLflow's trace search syntax) (never WMT23)."),
     dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train, disjoint)."),
     lm: str = typer.Option(..., "--lm", help="Task LM: the LiteLLM model the tuned judge runs on."),
     program_settings: List[str] = typer.Option([], "--set", help=SET_HELP),
@@ -70,7 +74,8 @@ def optimize(
 
     Scores the untuned program on --dev, runs the optimizer on --train (every trial a nested MLflow
     run), scores the tuned program on --dev and exports it as sealed JSON (load it back with
-    --program FILE in optimize, mt evaluate and equiv audit).
+    --program FILE in optimize, mt evaluate and equiv audit); tracked, it is also registered as an
+    MLflow model, tribunal-PROGRAM (mlflow.pyfunc.load_model, mlflow models serve).
     """
     from pydantic import ValidationError
 
@@ -96,5 +101,11 @@ def optimize(
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
     line(console, f"program: {result.out}")
     line(console, f"signature: {result.signature}")
+    for role, skipped in result.skipped.items():
+        if skipped:  # an mlflow: slice: traces without a usable human label
+            reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.most_common())
+            line(console, f"{role}: {sum(skipped.values())} trace(s) skipped: {reasons}")
+    if result.model is not None:
+        line(console, f"model: {result.model.uri}  (mlflow.pyfunc.load_model; the LM comes from params or TRIBUNAL_LM)")
     if result.run_id:
         line(console, f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")

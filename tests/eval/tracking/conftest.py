@@ -30,3 +30,25 @@ def store_uri(request, tmp_path):
         shutil.copyfile(request.getfixturevalue("empty_sqlite_store"), tmp_path / "mlflow.db")
         return f"sqlite:///{tmp_path}/mlflow.db"
     return request.getfixturevalue("server_uri")
+
+
+@pytest.fixture(scope="session")
+def postgres_server_uri(tmp_path_factory):
+    """``mlflow server`` on a PostgreSQL database (Debian's postgresql on loopback), local artifacts.
+
+    Skipped, with the reason, where PostgreSQL cannot start here; under CI (``CI`` or
+    ``TRIBUNAL_REQUIRE_POSTGRES`` set, as ``.ci/run`` does) that fails instead.
+    """
+    import os
+
+    from tests.support.mlflow_server import mlflow_server
+    from tests.support.postgres import postgres_server, unavailable
+
+    reason = unavailable()
+    if reason:
+        if os.environ.get("CI") or os.environ.get("TRIBUNAL_REQUIRE_POSTGRES"):
+            pytest.fail(f"PostgreSQL is needed under CI: {reason}")
+        pytest.skip(f"no PostgreSQL server: {reason}")
+    with postgres_server() as database, mlflow_server(tmp_path_factory.mktemp("mlflow-postgres"),
+                                                      backend_store_uri=database) as url:
+        yield url
