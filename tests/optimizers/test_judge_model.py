@@ -95,7 +95,8 @@ def test_an_unusable_answer_leaves_the_item_unscored_with_its_reason(tuned, key)
     with loopback_server(synthetic_judge, fault=lambda number, name, inputs: "garbage") as (api_base, _):
         judged = model.predict(ITEMS.iloc[:1], params=params(api_base))
     assert judged.score.isna().all() and judged.errors.tolist() == ["[]"]
-    assert judged.unscored_reason.str.startswith("unparseable answer").all()
+    # "garbage" has none of the asked fields and no JSON: a refusal, after the re-asks
+    assert judged.unscored_reason.str.startswith("refusal: it gave none of the fields asked for").all()
 
 
 def test_loading_refuses_a_tampered_export(tuned):

@@ -46,7 +46,7 @@ def test_items_merge_their_traces_and_take_the_latest_label(store):
         ("Übersetzung 1.", -4.0, [first, second]), ("Übersetzung 2.", 0.0, [third])]
     assert load_training_data("mlflow:labels:1-", tracking_uri=store).examples[0].trace_ids == [third]
     with pytest.raises(UserError, match="share 1 of 1 dev items"):
-        check_disjoint(data, load_training_data("mlflow:labels:1-2", "--dev", store))
+        check_disjoint(data, load_training_data("mlflow:labels:1-2", "--dev", tracking_uri=store))
 
 
 def test_a_filter_selects_traces_and_a_bad_one_is_one_line(store):

@@ -119,11 +119,11 @@ def tune_on_labels_and_check_the_model(store_uri, experiment, data, api_base, st
     assert all(e.source_lang == "English" and e.target_lang == "German" for e in whole.examples)
 
     train, dev = f"{spec}:0-6", f"{spec}:6-"
-    before = load_training_data(dev, "--dev", store_uri).hash
-    assert load_training_data(dev, "--dev", store_uri).hash == before  # stable while nothing changes
-    last = load_training_data(dev, "--dev", store_uri).examples[-1]
+    before = load_training_data(dev, "--dev", tracking_uri=store_uri).hash
+    assert load_training_data(dev, "--dev", tracking_uri=store_uri).hash == before  # stable while nothing changes
+    last = load_training_data(dev, "--dev", tracking_uri=store_uri).examples[-1]
     mlflow.log_feedback(trace_id=last.trace_ids[0], name="human_mqm", value=last.gold_score - 1, source=BOB)
-    assert load_training_data(dev, "--dev", store_uri).hash != before  # a new label, a new signature
+    assert load_training_data(dev, "--dev", tracking_uri=store_uri).hash != before  # a new label, a new signature
 
     printed = cli("optimize", "--program", "gemba-mqm", "--optimizer", "labeled", "--budget", "2", "--train", train,
                   "--dev", dev, "--lm", "openai/judge", "--api-base", api_base, "--api-key-env", KEY_ENV,
