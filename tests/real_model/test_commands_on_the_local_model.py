@@ -75,7 +75,7 @@ def test_mt_programs(program, local_model, model_report, tmp_path, capsys):
     assert _number(r"tokens \(provider usage\): [\d,]+ in, ([\d,]+) out", text) == completion
     items, unscored, reasons = _check_unscored(tmp_path / program)
     _report(model_report, f"mt evaluate --program {program}", local_model.since(mark), items=items,
-            scored=items - unscored, reasons=reasons)
+            scored=items - unscored, reasons=reasons, reasks=_number(r"of which (\d+) re-asks", text))
 
 
 def _pairs(tmp_path: Path, count: int) -> Path:
