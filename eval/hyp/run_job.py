@@ -29,6 +29,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tribunal.errors import Interrupted
+from tribunal.eval import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.folder_lock import folder_lock
@@ -230,7 +231,7 @@ def _run_all(work: Any, todo: list, threads: int, stored: int) -> list[RunRecord
     try:
         for job in todo:  # inside the try: a Ctrl-C while the first runs start is handled the same way
             futures.append(pool.submit(counted, job))
-        return [future.result() for future in futures]
+        return [interruptible.result(future) for future in futures]  # a Ctrl-C a worker took still lands
     except KeyboardInterrupt:
         pool.shutdown(wait=True, cancel_futures=True)
         raise Interrupted(f"interrupted: {stored + len(completed)} runs stored; rerun the same command to resume") \

@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
+from tribunal.eval import interruptible
 from tribunal.eval.mt.failures import classify_failure
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
@@ -135,7 +136,7 @@ def judge_all(
                 waiting = set(running) | ({admission} if admission else set())
                 if not waiting:
                     return
-                finished, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                finished, _ = interruptible.first_completed(waiting)  # a Ctrl-C a worker took still lands
                 if admission in finished:
                     finished.discard(admission)
                     admission.result()
