@@ -35,7 +35,9 @@ def _arrow_table(content: bytes, columns: int):
     try:
         return pacsv.read_csv(
             pa.py_buffer(content),
-            read_options=pacsv.ReadOptions(column_names=names),
+            # One thread per file: the callers read files on their own threads, and Arrow's CPU pool left running
+            # at exit once aborted a process under load ("terminate called without an active exception").
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter="\t", quote_char=False, double_quote=False, escape_char=False,
                                              ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=["None"], strings_can_be_null=False,

@@ -1,4 +1,7 @@
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -86,3 +89,28 @@ def test_failed_write_leaves_no_partial_file(tmp_path):
         write_sys_scores(path, {"A": object()})  # type: ignore[dict-item]
     assert path.read_text() == "A\t1.0\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.sys.score"]
+
+
+ARROW_THREADS = """
+import os, sys
+from pathlib import Path
+from tribunal.eval.data.score_files import read_seg_scores
+def threads():
+    return len(os.listdir("/proc/self/task"))
+before = threads()
+scores = read_seg_scores(Path(sys.argv[1]), 40000)
+assert len(scores) == 5
+print(threads() - before)
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc")
+def test_the_fast_parse_starts_no_arrow_thread_pool(tmp_path):
+    """Arrow's CPU pool once aborted a process at exit under load; files are read one thread each (the callers
+    parallelise across files). Two threads appear here without the pool (Arrow's I/O and its allocator's),
+    five with it (measured on this 2-core machine)."""
+    path = tmp_path / "big.seg.score"
+    path.write_text("".join(f"sys{s}\t{(s * 40000 + i) * 0.25}\n" for s in range(5) for i in range(40000)))
+    done = subprocess.run([sys.executable, "-c", ARROW_THREADS, str(path)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.strip()) <= 2, done.stdout
