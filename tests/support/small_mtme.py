@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.support.mtme_folder import write_mtme
+
 SOURCES = ["The committee approved the budget yesterday.", "Prices rose sharply in the spring.",
            "She thanked everyone for their patience.", "The bridge will reopen next month."]
 OUTPUTS = {
@@ -21,22 +23,8 @@ OUTPUTS = {
 GOLD = {"A": [0, -1, 0, 0], "B": [-1, -2, 0, -1], "C": [-6, -5, -5, -2]}
 
 
-def write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def write_small_mtme(root: Path) -> Path:
     """Write the folder at ``root``; returns ``root``."""
-    write(root / "sources" / "en-de.txt", "\n".join(SOURCES) + "\n")
-    write(root / "references" / "en-de.refA.txt", "\n".join(OUTPUTS["A"]) + "\n")
-    for system, lines in {**OUTPUTS, "refA": OUTPUTS["A"]}.items():
-        write(root / "system-outputs" / "en-de" / f"{system}.txt", "\n".join(lines) + "\n")
-    write(root / "documents" / "en-de.docs", "news\td1\n" * len(SOURCES))
-    write(root / "human-scores" / "en-de.mqm.seg.score",
-          "".join(f"{s}\t{v}\n" for s, values in GOLD.items() for v in values))
-    write(root / "human-scores" / "en-de.mqm.sys.score",
-          "".join(f"{s}\t{sum(v) / len(v)}\n" for s, v in GOLD.items()))
     ratings = []
     for system, lines in OUTPUTS.items():
         for line, score in zip(lines, GOLD[system]):
@@ -46,5 +34,5 @@ def write_small_mtme(root: Path) -> Path:
                      "severity": "major" if score <= -5 else "minor", "is_source_error": False}
             errors = [] if score == 0 else [error]
             ratings.append(f"{system}\t{json.dumps({'errors': errors})}\n")
-    write(root / "human-scores" / "en-de.mqm.merged.seg.rating", "".join(ratings))
-    return root
+    return write_mtme(root, SOURCES, OUTPUTS, {"refA": OUTPUTS["A"]}, GOLD, ["news\td1"] * len(SOURCES),
+                      "".join(ratings))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.support.mtme_folder import write_mtme
+
 SOURCES = ["The committee approved the budget yesterday.", "Prices rose sharply in the spring.",
            "She thanked everyone.", "The bridge will reopen next month."]
 OUTPUTS = {
@@ -28,25 +30,8 @@ DOCUMENTS = ["news\td1", "news\td1", "news\td2", "news\td2"]
 GOLD = {"A": [0, -1, 0, 0], "B": [-1, -2, 0, -1], "C": [-6, -5, -5, -2]}
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def two_document_mtme(root: Path, documents: bool = True) -> Path:
     """Write the folder under ``root`` (without ``documents/en-de.docs`` when ``documents`` is False)."""
-    _write(root / "sources" / "en-de.txt", "\n".join(SOURCES) + "\n")
-    for name, lines in REFERENCES.items():
-        _write(root / "references" / f"en-de.{name}.txt", "\n".join(lines) + "\n")
-    for system, lines in {**OUTPUTS, **REFERENCES}.items():
-        _write(root / "system-outputs" / "en-de" / f"{system}.txt", "\n".join(lines) + "\n")
-    if documents:
-        _write(root / "documents" / "en-de.docs", "\n".join(DOCUMENTS) + "\n")
-    gold = {**GOLD, "refA": [0, 0, 0, 0], "refB": [0, 0, 0, 0]}
-    _write(root / "human-scores" / "en-de.mqm.seg.score",
-           "".join(f"{s}\t{v}\n" for s, values in gold.items() for v in values))
-    _write(root / "human-scores" / "en-de.mqm.sys.score",
-           "".join(f"{s}\t{sum(v) / len(v)}\n" for s, v in gold.items()))
     ratings = "".join(f"{s}\t{json.dumps({'errors': []})}\n" for s in OUTPUTS for _ in SOURCES)
-    _write(root / "human-scores" / "en-de.mqm.merged.seg.rating", ratings)
-    return root
+    return write_mtme(root, SOURCES, OUTPUTS, REFERENCES, {**GOLD, "refA": [0, 0, 0, 0], "refB": [0, 0, 0, 0]},
+                      DOCUMENTS if documents else None, ratings)
