@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.tracking.trace_labels import LabelProblem, TraceLabel, trace_label
+from tribunal.eval.tracking.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
 
 TEST_DATA = "judged on WMT23 (test data only)"
 OTHER_KIND = "another kind of item than the slice's"
@@ -130,7 +130,7 @@ def labelled_items(traces: list[Any], is_test_data: Any = lambda trace: False) -
         if is_test_data(trace):
             skipped[TEST_DATA].append(trace_id)
             continue
-        newest = max(a.last_update_time_ms or a.create_time_ms or 0 for a in trace.info.assessments
+        newest = max(updated_ms(a) for a in trace.info.assessments
                      if a.assessment_id in label.assessment_ids)
         items.setdefault(_item_key(label), []).append((newest, label, trace_id))
     kinds = Counter(key[0] for key in items)

@@ -71,9 +71,13 @@ def _is_verdict_name(name: str) -> bool:
     return name == VERDICT_LABEL or name.endswith("_verdict")
 
 
+def updated_ms(assessment: Any) -> int:
+    """When the assessment was last changed (created, if never updated), in ms."""
+    return assessment.last_update_time_ms or assessment.create_time_ms or 0
+
+
 def _time(assessment: Any) -> tuple[int, int, str]:
-    return (assessment.last_update_time_ms or assessment.create_time_ms or 0, assessment.create_time_ms or 0,
-            assessment.assessment_id or "")
+    return updated_ms(assessment), assessment.create_time_ms or 0, assessment.assessment_id or ""
 
 
 def latest_human(assessments: Sequence[Any], accepts: Callable[[str], bool]) -> Any | None:
