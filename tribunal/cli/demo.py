@@ -12,7 +12,8 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption
+from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
+                                     TimeoutOption, lm_limits)
 
 EPILOG = examples(
     "tribunal demo",
@@ -73,7 +74,7 @@ def demo(
 
         lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
     max_tokens = max_tokens or _local_limit(lm)
-    build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout)  # a bad option fails before any step
+    lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout)  # a bad option fails first
     writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, experiment)
@@ -91,10 +92,9 @@ def demo(
     equiv_audit_step(console, settings, out / "equiv-audit")
     if have_wmt23:
         _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache,
-                   {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None})
+                   lm_limits(reasks, max_tokens, timeout))
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
-        equiv_judge_step(console, settings, out / "equiv-judge",
-                         build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout), lm)
+        equiv_judge_step(console, settings, out / "equiv-judge", lm_obj, lm)
     if settings.enabled:
         from tribunal.eval.tracking.prompts import register_all_signatures
         from tribunal.eval.tracking.store_summary import store_summary, summary_line

@@ -45,6 +45,11 @@ def check_timeout(timeout: Optional[float]) -> None:
         raise UserError(f"--timeout {timeout}: must be a positive number of seconds")
 
 
+def lm_limits(reasks: Optional[int], max_tokens: Optional[int], timeout: Optional[float]) -> dict[str, Any]:
+    """The ``LMSettings`` fields the options set (an unset option keeps the settings' default)."""
+    return {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None}
+
+
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
                  cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
                  timeout: Optional[float] = None) -> Any:
@@ -58,10 +63,9 @@ def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float,
         return None
     from tribunal.programs.lm import LMSettings, build_lm, settings_error
 
-    limits = {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None}
     try:
         return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
-                                   cache=cache, **limits))
+                                   cache=cache, **lm_limits(reasks, max_tokens, timeout)))
     except ValueError as err:
         raise UserError(settings_error(err)) from err
 
