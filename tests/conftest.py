@@ -26,6 +26,22 @@ def pytest_configure(config):
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """Whatever a test (or a library it starts) does to the SIGINT/SIGTERM handlers ends with it.
+
+    pyspark's SparkContext, for one, installs a SIGINT handler that calls the stopped context; a later
+    test that sends a Ctrl-C would meet it instead of Python's.
+    """
+    import signal
+
+    saved = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for number, handler in saved.items():
+        if signal.getsignal(number) is not handler and handler is not None:
+            signal.signal(number, handler)
+
+
 def shared_data() -> Path:
     return Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
 
