@@ -11,8 +11,11 @@ caller's ``check`` is re-asked up to N times (``--reasks N``, config ``lm.reasks
   3.4 the rollout id is part of the cache key on both engines and is stripped before the request is
   sent, so it bypasses the cache even at temperature 0, where DSPy warns that it does not change
   sampling: what differs on the wire is the feedback (or, after a truncation, the token limit);
-- an answer cut at ``finish_reason: "length"`` is re-asked once, without feedback, with twice the
-  token limit; cut again, the call fails as "truncated at max_tokens=N (raise it with --max-tokens)";
+- an answer cut at ``finish_reason: "length"`` is re-asked within the same budget, without feedback
+  (a cut answer is not a wrong one), each time with twice the previous token limit, up to
+  :data:`TOKEN_GROWTH` times the run's limit (``--max-tokens``; a server that cuts at random gains
+  nothing from more, and a model that runs on costs at most 4x); cut on the last ask, the call fails
+  as "truncated at max_tokens=N (raise it with --max-tokens)", N being the last limit asked for;
 - a refusal (no field at all, :func:`~.unusable.is_refusal`) is re-asked like the rest and, if it
   persists, fails as a refusal.
 
@@ -37,6 +40,7 @@ DEFAULT_REASKS = 2
 MAX_REASKS = 10
 FEEDBACK_OPENING = "Your previous answer could not be used:"
 ANSWER_SHOWN = 4000  # characters of the unusable answer shown back to the model
+TOKEN_GROWTH = 4  # a cut answer's re-asks double the token limit, up to 4x the run's own
 ROLLOUT_STRIDE = 10**15  # re-ask rollout ids never meet a caller's own (hypothesis runs use 48-bit ids)
 
 _FEEDBACK: contextvars.ContextVar["Feedback | None"] = contextvars.ContextVar("tribunal_feedback", default=None)
@@ -170,7 +174,8 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
     limit, base = reasks_of(lm), dict(config or {})
     feedback: Feedback | None = None
     kind: str | None = None
-    tokens: int | None = None
+    tokens: int | None = None  # the raised token limit of a cut answer's re-ask (None: the LM's own)
+    ceiling: int | None = None  # TOKEN_GROWTH x the first limit a cut answer reported
     asked = 0
     while True:
         attempt = dict(base)
@@ -191,11 +196,13 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
             return out
         for call in seen:
             call.evict()
-        cut_twice = problem.kind == "truncated" and (tokens is not None or not problem.max_tokens)
-        if asked > limit or cut_twice:
+        if asked > limit:
             raise _final(problem, role, asked)
-        if problem.kind == "truncated":
-            tokens, feedback = 2 * problem.max_tokens, None
+        if problem.kind == "truncated":  # one budget for every kind: a cut answer is re-asked like the rest
+            if problem.max_tokens:
+                ceiling = ceiling or TOKEN_GROWTH * problem.max_tokens
+                tokens = min(2 * problem.max_tokens, ceiling)
+            feedback = None
         else:
             feedback = Feedback(problem.answer, problem.text)
         kind = problem.kind

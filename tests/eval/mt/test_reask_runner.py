@@ -97,7 +97,7 @@ def test_each_unscored_kind_has_a_one_line_reason_and_a_transcript_of_every_call
         result = run_evaluation(_config(api_base, tmp_path / "out", limit=6, concurrency=1), OFF)
     reasons = {r.reason.split(":")[0] for r in result.results.values() if r.status == "unscored"}
     assert result.summary["unscored"] == 3
-    assert reasons == {"refusal", "unparseable answer", "truncated at max_tokens=1024 (raise it with --max-tokens)"}
+    assert reasons == {"refusal", "unparseable answer", "truncated at max_tokens=2048 (raise it with --max-tokens)"}  # 4 x 512
     unscored = [r for r in result.results.values() if r.status == "unscored"]
     assert all("\n" not in r.reason and "http" not in r.reason and len(r.reason) < 400 for r in unscored)
     assert any(r.raw == REFUSAL for r in unscored)

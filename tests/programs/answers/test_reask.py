@@ -112,19 +112,44 @@ def test_an_answer_that_stays_unusable_fails_with_a_one_line_reason(kind, tmp_pa
                                                                  bad_answer=peer.bad_answer) as (api_base, state):
         with pytest.raises(UnusableAnswer) as raised:
             _ask(api_base)
-        # two re-asks by default; a truncated answer is re-asked once, with a larger limit
-        assert len(state.hits) == (2 if kind == "truncated" else 3)
+        # two re-asks by default, whatever the kind (a cut answer's with a raised limit)
+        assert len(state.hits) == 3
         assert _cached_texts().count("causal_chain") == 0  # nothing of the unusable answers was kept
     err = raised.value
     assert type(err) is FINAL[kind] and err.kind == EXPECTED[kind]
     assert err.lm_response and "\n" not in str(err) and "http" not in str(err)
     if kind == "truncated":
-        assert err.label == "truncated at max_tokens=200 (raise it with --max-tokens)"
+        assert err.label == "truncated at max_tokens=400 (raise it with --max-tokens)"
     if kind == "refusal":
         assert err.label == "refusal" and REFUSAL in str(err) and "asked 3 times" in str(err)
     if kind == "invalid":
         assert err.label == "invalid answer"
         assert "hypotheses[0].causal_chain has 1 item; it needs at least 3" in str(err)
+
+
+def test_answers_cut_again_and_again_are_reasked_within_the_same_budget(tmp_path, api_key):
+    """Cut twice, then whole: the limit doubles on each re-ask (100, 200, 400), up to 4x the run's own."""
+    peer = Peer("truncated", bad=2)
+    with private_dspy_cache(tmp_path / "cache"), loopback_server(respond_raw=peer.respond,
+                                                                 bad_answer=peer.bad_answer) as (api_base, state):
+        out = _ask(api_base)
+        assert asks_of(out) == 3 and out.hypotheses[0].causal_chain == ["a", "b", "c"]
+        bodies = [json.loads(body) for body in state.bodies]
+    limit = "max_tokens" if "max_tokens" in bodies[0] else "max_completion_tokens"
+    assert [b[limit] for b in bodies] == [100, 200, 400]
+    assert all(b["messages"] == bodies[0]["messages"] for b in bodies)  # no feedback: a cut answer is not wrong
+
+
+def test_a_cut_answer_limit_stops_at_four_times_the_run_limit(tmp_path, api_key):
+    peer = Peer("truncated", bad=10**6)
+    with private_dspy_cache(tmp_path / "cache"), loopback_server(respond_raw=peer.respond,
+                                                                 bad_answer=peer.bad_answer) as (api_base, state):
+        with pytest.raises(TruncatedAnswer) as raised:
+            _ask(api_base, reasks=4)
+        bodies = [json.loads(body) for body in state.bodies]
+    limit = "max_tokens" if "max_tokens" in bodies[0] else "max_completion_tokens"
+    assert [b[limit] for b in bodies] == [100, 200, 400, 400, 400]
+    assert raised.value.asks == 5 and "asked 5 times" in str(raised.value)
 
 
 def test_no_reasks_asks_once(tmp_path, api_key):
