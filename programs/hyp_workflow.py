@@ -11,6 +11,12 @@ K = 0 delivers the proposals. Every challenge is recorded with the reply for the
 engagement judge; the workflow itself judges nothing. ``max_per_opening=1`` is the single-line
 workflow tribunal ran before lineages (one hypothesis per opening).
 
+A critic or reviser that stays unusable after its re-asks falls back to what the workflow itself
+defines for a round with no revision (:data:`FALLBACK`): the hypothesis goes on as it was (its previous
+revision), the lineage keeps every call already paid for, and the output lists the fallback in
+``degraded``; ``strict`` unscores the lineage instead. The proposer has no fallback (without a proposal
+there is no lineage).
+
 ``rollout`` gives each run its own samples and its own cache entries. Every call goes through the
 re-ask rule (:func:`tribunal.programs.answers.ask`): an answer that cannot be read, or whose
 hypotheses cannot be built (a chain too short), is re-asked with what was wrong with it.
@@ -21,10 +27,12 @@ from __future__ import annotations
 import dspy
 
 from tribunal.programs.answers import UnusableAnswer, ask, tolerant_answers
+from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
 from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
 DEFAULT_MAX_PER_OPENING = 3
+FALLBACK = Fallback(("critic", "reviser"), "the previous revision, carried on unchanged (a round without revision)")
 
 
 def fair_share(families: list[list[Delivered]], cap: int) -> list[Delivered]:
@@ -36,8 +44,9 @@ def fair_share(families: list[list[Delivered]], cap: int) -> list[Delivered]:
 
 
 class HypothesisWorkflow(dspy.Module):
-    def __init__(self, rounds: int, max_per_opening: int = DEFAULT_MAX_PER_OPENING):
+    def __init__(self, rounds: int, max_per_opening: int = DEFAULT_MAX_PER_OPENING, strict: bool = False):
         super().__init__()
+        self.strict = strict
         if rounds < 0:
             raise ValueError("rounds must be >= 0")
         if max_per_opening < 1:
@@ -49,7 +58,8 @@ class HypothesisWorkflow(dspy.Module):
 
     def forward(self, research_question: str, observed_finding: str, opening_hypothesis: str, lineage_id: str,
                 opening: int = 0, evidence: str = "", rollout: int | None = None) -> dspy.Prediction:
-        """``delivered``: the lineage's final hypotheses; ``challenges``: every critique with its reply."""
+        """``delivered``: the lineage's final hypotheses; ``challenges``: every critique with its reply;
+        ``degraded``: the fallbacks taken (dicts of :class:`~tribunal.programs.fallbacks.Degradation`)."""
         with tolerant_answers():
             return self._lineage(research_question, observed_finding, opening_hypothesis, lineage_id, opening,
                                  evidence, rollout)
@@ -72,16 +82,23 @@ class HypothesisWorkflow(dspy.Module):
         truncated = max(0, len(live) - cap)
         live = live[:cap]
         challenges: list[Challenge] = []
+        degraded: list[Degradation] = []
         for round_ in range(1, self.rounds + 1):
             children: list[Delivered] = []
             families: list[list[Delivered]] = []
             for node in live:
                 before = node.hypothesis.render()
-                critique = ask(self.critic, role="critic", config=config, **context, hypothesis=before)
                 prefix = f"{lineage_id}/k{round_}"
-                revised = ask(self.reviser, check=hypotheses_of(prefix, node.hypothesis.id, len(children)),
-                              role="reviser", config=config, **context, hypothesis=before,
-                              demands=critique.demands, max_hypotheses=cap)
+                try:
+                    critique = ask(self.critic, role="critic", config=config, **context, hypothesis=before)
+                    revised = ask(self.reviser, check=hypotheses_of(prefix, node.hypothesis.id, len(children)),
+                                  role="reviser", config=config, **context, hypothesis=before,
+                                  demands=critique.demands, max_hypotheses=cap)
+                except UnusableAnswer as err:  # the hypothesis goes on unrevised; no challenge to record
+                    degraded.append(stand_in(FALLBACK, err, self.strict, node.hypothesis.id))
+                    children.append(node)
+                    families.append([node])
+                    continue
                 kids = built[prefix]
                 responses = (list(revised.responses) + [None] * len(critique.demands))[:len(critique.demands)]
                 challenges.append(Challenge(opening=opening, round=round_, hypothesis_id=node.hypothesis.id,
@@ -91,7 +108,8 @@ class HypothesisWorkflow(dspy.Module):
                 families.append(kids)
             truncated += max(0, len(children) - cap)
             live = fair_share(families, cap)
-        return dspy.Prediction(delivered=live, challenges=challenges, truncated=truncated)
+        return dspy.Prediction(delivered=live, challenges=challenges, truncated=truncated,
+                               degraded=[d.as_dict() for d in degraded])
 
     @staticmethod
     def _hypotheses(items, prefix: str, opening: int, parent: str | None, first: int = 0) -> list[Delivered]:

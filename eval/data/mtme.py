@@ -49,8 +49,12 @@ class LanguagePair:
     """One language pair of an MTME test set."""
 
     def __init__(self, root: str | Path, lp: str, conventions: Conventions | None = None,
-                 extra_metric_roots: tuple[str | Path, ...] = (), cache: ScoreCache | None = None):
+                 extra_metric_roots: tuple[str | Path, ...] = (), cache: ScoreCache | None = None,
+                 exclude_degraded: bool = False):
         self.root = Path(root)
+        # tribunal's own score folders may mark degraded cells (NAME-REF.degraded.json beside the .seg.score):
+        # with exclude_degraded they read as unscored, and the system scores become their mean over the rest.
+        self.exclude_degraded = exclude_degraded
         self.cache = cache
         self.lp = lp
         self.conventions = conventions or conventions_for(self.root)
@@ -166,11 +170,27 @@ class LanguagePair:
         keep = {self.conventions.std_ref(self.lp), "src"}
         return sorted({b for b, r in map(self.split_metric, self.metric_names) if r in keep})
 
+    def degraded_marks(self, full_name: str) -> Path | None:
+        """``NAME-REF.degraded.json`` beside the metric's segment scores, when it marks degraded cells."""
+        seg = self.metric_file(full_name, "seg")
+        marks = seg.with_name(f"{full_name}.degraded.json") if seg else None
+        return marks if marks is not None and marks.is_file() else None
+
     def metric_seg(self, full_name: str) -> dict[str, np.ndarray] | None:
         path = self.metric_file(full_name, "seg")
-        return read_seg_scores(path, self.n_segments, self.cache) if path else None
+        scores = read_seg_scores(path, self.n_segments, self.cache) if path else None
+        marks = self.degraded_marks(full_name) if scores is not None and self.exclude_degraded else None
+        if marks is not None:
+            scores = {system: values.copy() for system, values in scores.items()}
+            for system, segments in read_degraded_marks(marks, self.n_segments).items():
+                if system in scores:
+                    scores[system][segments] = np.nan
+        return scores
 
     def metric_sys(self, full_name: str) -> dict[str, float] | None:
+        if self.exclude_degraded and self.degraded_marks(full_name) is not None:
+            seg = self.metric_seg(full_name)  # tribunal's system score: the mean of its scored cells
+            return {s: float(np.nanmean(v)) for s, v in seg.items() if np.isfinite(v).any()}
         path = self.metric_file(full_name, "sys")
         return read_sys_scores(path, self.cache) if path else None
 
@@ -193,6 +213,20 @@ class LanguagePair:
     def rated_systems(self, include_human: bool | None = None) -> list[str]:
         """Systems with at least one gold segment score, under the same exclusions."""
         return self._eligible((s for s, v in self.gold_seg.items() if (~np.isnan(v)).any()), include_human)
+
+
+def read_degraded_marks(path: Path, n_segments: int) -> dict[str, list[int]]:
+    """``{system: [segment, ...]}`` from a ``.degraded.json`` file; :class:`DataFormatError` if it is not one."""
+    import json
+
+    try:
+        marks = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise DataFormatError(path, None, f"not JSON: {err}") from None
+    if not isinstance(marks, dict) or not all(
+            isinstance(v, list) and all(isinstance(i, int) and 0 <= i < n_segments for i in v) for v in marks.values()):
+        raise DataFormatError(path, 1, f"expected {{system: [segment index < {n_segments}, ...]}}")
+    return marks
 
 
 def language_pairs(root: str | Path) -> list[str]:

@@ -61,6 +61,7 @@ class RunRecord(BaseModel):
     challenges: list[Challenge] = []
     errors: list[str] = []
     truncated: int = 0  # revisions beyond the per-opening cap, not carried on
+    degraded: list[dict] = []  # fallbacks taken: a critic or reviser round that stayed unusable (programs/fallbacks.py)
     engagement_judge: str | None = None  # the LM that labelled the challenges (None: not labelled)
     traces: list[dict] = []  # per opening: start, end and predictor calls (tribunal.eval.tracking.call_log)
 

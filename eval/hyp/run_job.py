@@ -112,6 +112,7 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
             record.delivered.extend(out.delivered)
             record.challenges.extend(out.challenges)
             record.truncated += out.truncated
+            record.degraded.extend({**d, "opening": opening} for d in out.degraded)
             record.traces.append({**log.trace(), "slot": opening})
     return record
 
@@ -210,7 +211,8 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
         log_workflow_traces(run, {i.id: i for i in instances}, records)
         run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done),
                          "runs_labelled": labelled, "delivered": sum(len(r.delivered) for r in records),
-                         "truncated": sum(r.truncated for r in records)})
+                         "truncated": sum(r.truncated for r in records),
+                         "degraded_rounds": sum(len(r.degraded) for r in records)})
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
         run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")

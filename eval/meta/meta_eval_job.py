@@ -63,11 +63,12 @@ def _check_score_folders(scores: tuple[Path, ...], lps: list[str]) -> None:
 
 
 def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
-               cache: ScoreCache | None = None) -> dict[str, LanguagePair]:
+               cache: ScoreCache | None = None, exclude_degraded: bool = False) -> dict[str, LanguagePair]:
     """Open the requested language pairs (the data set's primary ones by default).
 
     ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output);
-    ``cache`` keeps the parsed score files across runs.
+    ``cache`` keeps the parsed score files across runs; ``exclude_degraded`` leaves out the cells a
+    tribunal run marked degraded (``NAME-REF.degraded.json``).
     """
     present = language_pairs(data)
     lps = lps or default_lps(data)
@@ -75,7 +76,8 @@ def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
     _check_score_folders(tuple(scores), lps)
-    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache) for lp in lps}
+    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache, exclude_degraded=exclude_degraded)
+            for lp in lps}
 
 
 def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> None:
@@ -98,13 +100,15 @@ def used_files(pairs: dict[str, LanguagePair], metrics: list[str], need_sys: boo
             full = pair.resolve_metric(metric)
             if full:
                 files += [p for p in (pair.metric_file(full, level) for level in levels) if p]
+                marks = pair.degraded_marks(full) if pair.exclude_degraded else None
+                files += [marks] if marks else []
     return files
 
 
 def run_meta_eval(
     data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
     scores: tuple[Path, ...] = (), protocol: str | None = None, samples: int = 0, seed: int = 1234,
-    coverage_limited: bool = False, data_cache: bool = True,
+    coverage_limited: bool = False, data_cache: bool = True, degraded: str = "include",
 ) -> MetaEvalResult:
     """Compute a protocol's table (the data set's own by default), optionally ranked, as one MLflow run.
 
@@ -118,7 +122,7 @@ def run_meta_eval(
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
     cache = ScoreCache.default() if data_cache else None
-    pairs = load_pairs(data, lps, tuple(scores), cache)
+    pairs = load_pairs(data, lps, tuple(scores), cache, exclude_degraded=degraded == "exclude")
     check_metrics(pairs, metrics)
     with one_blas_thread():
         computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
@@ -132,10 +136,12 @@ def run_meta_eval(
         fields |= {"significance": samples, "seed": seed}
     if coverage_limited:
         fields["coverage"] = "limited"
+    if degraded == "exclude":
+        fields["degraded"] = "exclude"
     sig = signature(fields)
     params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names), "protocol": chosen.name,
               "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
-              "coverage_limited": coverage_limited}
+              "coverage_limited": coverage_limited, "degraded": degraded}
     name = f"meta-eval | {chosen.name} | {len(names)} metrics | {data.name} {','.join(sorted(pairs))}"
     with tracked_run(tracking, name, params, {"tribunal.command": "mt meta-eval"}, sig, started=started) as run:
         log_input(run, data_tag.split("@")[0], data_tag.split("@")[1], data, pairs_table(pairs), "evaluation")

@@ -96,6 +96,11 @@ class EvaluateConfig(BaseModel):
     demo_data: Path | None = Field(None, description="TED MQM folder (default: $TRIBUNAL_DATA/mqm-ted)")
     name: str | None = Field(None, description="metric name in the score files (letters, digits, . _ + -)")
     retry_unscored: bool = False
+    strict: bool = Field(False, description="no fallbacks: a role that stays unusable after its re-asks unscores "
+                                            "its item (default: the program's fallback, the item marked degraded)")
+    degraded: Literal["include", "exclude"] = Field(
+        "include", description="whether degraded items count in the score files and the meta-evaluation "
+                               "(they are journaled either way)")
 
     @field_validator("name")
     @classmethod
@@ -175,7 +180,8 @@ class EvaluateConfig(BaseModel):
                    "demos": self.demo_count,
                    "ref": self.segment.reference, "ctx": self.segment.context or None,
                    "samples": self.sampling.samples if self.sampling.used else None,
-                   "combine": self.sampling.combine if self.sampling.used else None, "lp": self.lp}
+                   "combine": self.sampling.combine if self.sampling.used else None,
+                   "strict": "yes" if self.strict else None, "lp": self.lp}
         return signature(fields)
 
 

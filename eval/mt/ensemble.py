@@ -125,8 +125,10 @@ def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
               "dropped": [s.number for s in dropped], "chosen": chosen.number, **spread(scores)}
     transcript = [_record(s) for s in samples] + [{"stage": "combine", **record}]
     extra = {"scale": chosen.prediction.get("scale")} if chosen.prediction.get("scale") else {}
+    # the combined score stands on every kept sample: a fallback taken in any of them degrades the item
+    degraded = [{**d, "sample": usable[i].number} for i in result.kept for d in usable[i].prediction.get("degraded") or []]
     return dspy.Prediction(errors=list(chosen.prediction.errors), score=result.value, transcript=transcript,
-                           debates=chosen.prediction.debates, ensemble=record, **extra)
+                           debates=chosen.prediction.debates, ensemble=record, degraded=degraded, **extra)
 
 
 def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:

@@ -105,6 +105,7 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     def make() -> Any:
         program = attach_call_log(build_program(config.program, config.program_settings(), lms, config.segment),
                                   [lms.default, *lms.roles.values()])
+        program.strict = config.strict  # fallbacks off: an unusable role unscores its item
         for name, examples in demos.items():
             getattr(program, name).demos = list(examples)
         if tuned is not None:
@@ -157,7 +158,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.mt.items import select_items
     from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
     from tribunal.eval.mt.judging import judge_all
-    from tribunal.eval.mt.outputs import segment_scores, system_level_gap, write_outputs
+    from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
     from tribunal.eval.tracking.mt_run import open_mt_run
@@ -178,7 +179,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     total, done = len(items.items), len(items.items) - len(pending)
     counter = {"done": done}
     slice_hash = text_hash("\n".join(sorted(items.items)))
-    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}|v:")
+    left_out = "|degraded:exclude" if config.degraded == "exclude" else ""  # changes the table, not the judgments
+    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}{left_out}|v:")
 
     with open_mt_run(tracking, config, items, pair, languages, run_sig, trace_sample) as tracker:
         tracker.start(slice_hash, lambda: program_factory(config, engine)())
@@ -221,12 +223,15 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         wall = time.perf_counter() - clock["start"]
         results = {k: journal.results[k] for k in items.items if k in journal.results}
         outputs = {s: pair.system_output(s) for s in items.systems}
+        exclude = config.degraded == "exclude"
         paths = write_outputs(out, config.lp, config.metric_name, items, results, pair.sources, outputs,
-                              config.segment.reference)
-        seg = segment_scores(items, results, pair.n_segments)
+                              config.segment.reference, exclude_degraded=exclude)
+        scored = counted(results, exclude)  # what the statistics see
+        seg = segment_scores(items, scored, pair.n_segments)
         meta = meta_evaluation(pair, items, seg)
-        spans = span_evaluation(pair, items, results) if _marks_spans(config) else {}
+        spans = span_evaluation(pair, items, scored) if _marks_spans(config) else {}
         summary = run_summary(items, results, wall)
+        summary["degraded_excluded"] = exclude
         summary["debate"] = debate_summary(results)
         summary["resumed_items"] = done
         summary["setup_seconds"] = clock["start"] - setup_started
@@ -263,7 +268,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
               "systems": len(config.systems or []) or "scored",
               "limit": config.limit, "rated_only": config.rated_only, "concurrency": config.concurrency,
               "processes": config.processes,
-              "fan_out": config.fan_out,
+              "fan_out": config.fan_out, "strict": config.strict, "degraded": config.degraded,
               "demos": config.demo_count, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     if config.program in ("gemba-esa", "mqm-ape"):
@@ -281,6 +286,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
     metrics |= {f"reasks.{k}": float(v) for k, v in summary.get("lm_reasks_by_kind", {}).items()}
+    metrics |= {f"degraded.{slug(k)}": float(v) for k, v in summary.get("degraded_by_role", {}).items()}
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
@@ -292,7 +298,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     run.log_params(params)
     run.log_metrics(metrics)
     run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
-    for key in ("seg", "sys", "errors", "transcripts", "samples"):
+    for key in ("seg", "sys", "degraded", "errors", "transcripts", "samples"):
         if key in result.paths:  # no .sys.score for a partial run
             run.log_artifact(result.paths[key], "outputs")
     if journal.exists():  # none when the run had no item to judge

@@ -7,6 +7,7 @@ none. It only ever grows by whole lines: an append that fails (a full disk) is c
 last whole line before the error is raised, and a line torn by a killed process (the last one)
 is ignored and rewritten on resume.
 
+A degraded item (scored with a fallback, ``degraded`` lists them) is judged again by ``--retry-unscored``.
 An unscored item is journaled with ``retryable``: true when no usable answer was obtained
 (see :mod:`tribunal.eval.mt.failures`), so a rerun of the same command judges it again; a
 permanent failure (an unusable answer) is judged again only with ``--retry-unscored``.
@@ -48,6 +49,8 @@ class ItemResult(BaseModel):
     seconds: float = 0.0
     trace: dict[str, Any] = {}  # start, end and predictor calls (tribunal.eval.tracking.call_log), for MLflow traces
     ensemble: dict[str, Any] = {}  # a sampled ensemble's K scores, spread and what was kept (tribunal.eval.mt.ensemble)
+    degraded: list[dict[str, Any]] = []
+    """Scored, but with fallbacks (tribunal.programs.fallbacks): ``[{role, reason, stood_in, subject?}]``."""
 
 
 def journal_path(out: Path, config_signature: str) -> Path:
@@ -123,12 +126,13 @@ class Journal:
             os.close(handle)
 
     def done(self, key: str, retry_unscored: bool = False) -> bool:
-        """Whether ``key`` needs no judging: scored, or unscored for a permanent reason (unless retried)."""
+        """Whether ``key`` needs no judging: scored, or unscored for a permanent reason (unless retried);
+        ``retry_unscored`` also judges degraded items again."""
         result = self.results.get(key)
         if result is None:
             return False
         if result.status == "scored":
-            return True
+            return not (result.degraded and retry_unscored)
         return not (result.retryable or retry_unscored)
 
     def append(self, result: ItemResult) -> None:

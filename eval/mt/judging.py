@@ -2,7 +2,8 @@
 
 An LM failure after DSPy's retries, or an answer that stays unusable after its re-asks
 (:mod:`tribunal.programs.answers.reask`), leaves the item *unscored* with its reason in one line: it
-is never turned into a score. Retries with backoff
+is never turned into a score, unless the program's method defines a fallback for that role
+(:mod:`tribunal.programs.fallbacks`): then the item is scored and marked ``degraded``. Retries with backoff
 for rate limits, timeouts and server errors happen in DSPy's LM layer (``num_retries``).
 """
 
@@ -71,7 +72,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
         key=item.key, status="scored", score=float(prediction.score),
         errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
         debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,
-        trace=log.trace(), ensemble=prediction.get("ensemble") or {},
+        trace=log.trace(), ensemble=prediction.get("ensemble") or {}, degraded=prediction.get("degraded") or [],
     )
 
 

@@ -88,15 +88,38 @@ def system_level_gap(items: RunItems, results: dict[str, ItemResult]) -> str | N
     return None
 
 
+DEGRADED_SUFFIX = ".degraded.json"  # beside NAME-REF.seg.score: {system: [segment, ...]} of degraded cells
+
+
+def counted(results: dict[str, ItemResult], exclude_degraded: bool) -> dict[str, ItemResult]:
+    """The results that enter scores and statistics: all, or all but the degraded ones (``--degraded exclude``)."""
+    return {k: r for k, r in results.items() if not (exclude_degraded and r.degraded)}
+
+
+def degraded_cells(items: RunItems, results: dict[str, ItemResult]) -> dict[str, list[int]]:
+    """``{system: [segment, ...]}`` of the cells whose item is scored and degraded."""
+    cells: dict[str, list[int]] = {}
+    for cell in items.cells:
+        result = results.get(cell.key)
+        if result is not None and result.status == "scored" and result.degraded:
+            cells.setdefault(cell.system, []).append(cell.segment)
+    return cells
+
+
 def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[str, ItemResult],
-                  sources: list[str], outputs: dict[str, list[str]], reference: str | None = None) -> dict[str, Path]:
+                  sources: list[str], outputs: dict[str, list[str]], reference: str | None = None,
+                  exclude_degraded: bool = False) -> dict[str, Path]:
     """Write the score files, per-cell errors and per-item transcripts; return their paths.
 
     ``paths["sys"]`` is absent when :func:`system_level_gap` finds the run partial. The score files
     are ``NAME-src`` for a reference-free judge, ``NAME-<reference>`` (e.g. ``M-MAD-ref-refA``) for one
-    shown a reference, as the mt-metrics-eval layout names metrics.
+    shown a reference, as the mt-metrics-eval layout names metrics. With ``exclude_degraded`` the
+    degraded cells are left out of the score files (as unscored cells are); otherwise, when there are
+    any, ``NAME-REF.degraded.json`` beside them lists them, so ``mt meta-eval --degraded exclude`` can.
+    errors.jsonl and transcripts.jsonl hold every item either way.
     """
-    seg = segment_scores(items, results, len(sources))
+    scored = counted(results, exclude_degraded)
+    seg = segment_scores(items, scored, len(sources))
     scores = out / "metric-scores" / lp
     ref = reference or "src"
     paths = {
@@ -106,11 +129,18 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
     }
     write_seg_scores(paths["seg"], seg)
     sys_path = scores / f"{name}-{ref}.sys.score"
-    if system_level_gap(items, results) is None:
+    if system_level_gap(items, scored) is None:
         write_sys_scores(sys_path, system_scores(seg))
         paths["sys"] = sys_path
     else:
         sys_path.unlink(missing_ok=True)  # an older complete run's file would not match these segments
+    marks = scores / f"{name}-{ref}{DEGRADED_SUFFIX}"
+    degraded = {} if exclude_degraded else degraded_cells(items, results)
+    if degraded:
+        write_text_atomically(marks, json.dumps(degraded, sort_keys=True) + "\n")
+        paths["degraded"] = marks
+    else:
+        marks.unlink(missing_ok=True)
     errors = []
     for cell in items.cells:
         result = results.get(cell.key)
@@ -118,6 +148,7 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
                   "status": result.status if result else "not run",
                   "score": result.score if result else None, "reason": result.reason if result else None,
                   "raw_answer": result.raw if result else None,
+                  **({"degraded": result.degraded} if result and result.degraded else {}),
                   "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
                   if result else []}
         if result and result.ensemble:  # a sampled ensemble: the K scores and their spread
@@ -133,6 +164,7 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
         transcript = result.transcript if result.status == "scored" else call_transcript(result.trace)
         record = {"key": key, "source": item.source, "translation": item.translation, **item.extras(),
                   "status": result.status, "reason": result.reason, "debates": result.debates,
+                  **({"degraded": result.degraded} if result.degraded else {}),
                   "transcript": transcript}
         transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))

@@ -72,32 +72,47 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     if not cells:
         return {}
     counts = span_scores(cells)
-    marked = [e for errors in rated.values() for e in errors]
-    source = sum(bool(e.get("is_source_error")) for e in marked)
-    ungrounded = sum(e["grounding"] == "ungrounded" and not e.get("is_source_error") for e in marked)
+    tally = span_tally(e for errors in rated.values() for e in errors)
     return {k: float(v) for k, v in counts.as_dict().items()} | {
         "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold),
-        "rated_cells": float(len(rated)), "judge_spans": float(len(marked)), "judge_spans_source": float(source),
-        "judge_spans_ungrounded": float(ungrounded), "judge_spans_located": float(len(marked) - source - ungrounded)}
+        "rated_cells": float(len(rated)), **{f"judge_spans_{k}": float(v) for k, v in tally.items()},
+        "judge_spans": float(tally["translation"] + tally["source"]), "judge_spans_source": float(tally["source"]),
+        "judge_spans_ungrounded": float(tally["translation_ungrounded"]),
+        "judge_spans_located": float(tally["translation"] - tally["translation_ungrounded"])}
+
+
+GROUNDINGS = ("exact", "normalised", "fuzzy", "ungrounded")
+
+
+def span_tally(located: Any) -> dict[str, int]:
+    """Error spans by side and by how they were grounded in that side's text, the one count every summary
+    line uses: ``translation`` / ``source`` (totals) and ``<side>_<exact|normalised|fuzzy|ungrounded>``.
+    ``ungrounded`` = marked on that side but not found in its text (kept, never dropped)."""
+    tally = Counter({f"{side}{suffix}": 0 for side in ("translation", "source")
+                     for suffix in ("", *(f"_{g}" for g in GROUNDINGS))})
+    for error in located:
+        side = "source" if error.get("is_source_error") else "translation"
+        tally[side] += 1
+        tally[f"{side}_{error['grounding']}"] += 1
+    return dict(tally)
 
 
 def grounding_counts(items: RunItems, results: dict[str, ItemResult]) -> dict[str, int]:
-    """Reported error spans of the scored items by how they were grounded (exact ... ungrounded)."""
-    counts: Counter[str] = Counter({"exact": 0, "normalised": 0, "fuzzy": 0, "ungrounded": 0})
-    for key, item in items.items.items():
-        result = results.get(key)
-        if result is None or result.status != "scored":
-            continue
-        counts.update(e["grounding"] for e in locate(result.errors, item.translation, item.source))
-    return dict(counts)
+    """:func:`span_tally` of the error spans of every scored item (rated or not)."""
+    return span_tally(e for key, item in items.items.items()
+                      if (result := results.get(key)) is not None and result.status == "scored"
+                      for e in locate(result.errors, item.translation, item.source))
 
 
 def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: float) -> dict[str, Any]:
     """Items scored / unscored by reason, LM calls and tokens by stage, wall time."""
     from tribunal.programs.pricing import spend
 
+    from tribunal.programs.fallbacks import degraded_roles
+
     judged = [results[k] for k in items.items if k in results]
     reasons = Counter(r.reason.split(":")[0] for r in judged if r.status == "unscored" and r.reason)
+    degraded = [r for r in judged if r.status == "scored" and r.degraded]
     usage = add_summaries([r.usage for r in judged])
     stages = {k: v for k, v in usage.get("calls", {}).items() if "/" not in k}
     cached = sum(v for k, v in usage.get("cached", {}).items() if "/" not in k)
@@ -107,6 +122,8 @@ def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: f
         "cells": len(items.cells), "items": len(items.items), "duplicates": items.duplicates,
         "judged": len(judged), "scored": sum(r.status == "scored" for r in judged),
         "unscored": sum(r.status == "unscored" for r in judged), "unscored_reasons": dict(reasons),
+        "degraded": len(degraded),
+        "degraded_by_role": dict(Counter(role for r in degraded for role in degraded_roles(r.degraded))),
         "unscored_retryable": sum(r.status == "unscored" and r.retryable for r in judged),
         "unscored_permanent": sum(r.status == "unscored" and not r.retryable for r in judged),
         "lm_calls": sum(stages.values()), "lm_calls_by_stage": stages,

@@ -86,7 +86,8 @@ class MTRunTracker:
         assessments = item_assessments(self._human(result.key), result.score if scored else None, "human_mqm",
                                        f"{self.config.metric_name}_mqm", f"{self.pair.lp} MQM", self.config.lm.model,
                                        None if scored else result.reason)
-        trace_id = self.traces.write(tree, result.key, {"tribunal.status": result.status}, always=not scored,
+        status = "degraded" if scored and result.degraded else result.status  # a trace tag to filter on
+        trace_id = self.traces.write(tree, result.key, {"tribunal.status": status}, always=not scored or status != "scored",
                                      assessments=assessments)
         if trace_id:
             self.trace_ids[result.key] = trace_id

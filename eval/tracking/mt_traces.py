@@ -108,6 +108,9 @@ def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], c
                   "tribunal.lm_calls": sum(c.get("lm_calls", 0) for c in calls)}
     if result.reason:
         attributes["tribunal.unscored_reason"] = result.reason
+    if result.degraded:  # scored with a fallback: which role failed, why, and what stood in
+        attributes["tribunal.degraded"] = result.degraded
+        outputs["degraded"] = result.degraded
     if getattr(result, "ensemble", None):
         attributes |= {f"tribunal.samples.{k}": v for k, v in result.ensemble.items()}
     return SpanNode(f"{program} item", start, end, "AGENT", item_inputs, outputs, attributes,

@@ -151,8 +151,11 @@ def _final(problem: Problem, role: str | None, asks: int) -> UnusableAnswer:
     quoted = f': "{" ".join(problem.answer.split())[:120]}"' if problem.kind == "refusal" and problem.answer else ""
     message = f"{problem.text} ({who}asked {times}){quoted}"
     if problem.kind == "truncated":
-        return TruncatedAnswer(message, problem.answer, asks, problem.max_tokens)
-    return FINAL[problem.kind](message, problem.answer, asks)
+        final = TruncatedAnswer(message, problem.answer, asks, problem.max_tokens)
+    else:
+        final = FINAL[problem.kind](message, problem.answer, asks)
+    final.role = role
+    return final
 
 
 def _token_key(lm: Any) -> str:

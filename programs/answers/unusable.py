@@ -25,16 +25,18 @@ KINDS: tuple[str, ...] = get_args(Kind)
 class UnusableAnswer(ValueError):
     """An answer that cannot be scored; the message says why in one line (the item, vote or slot is unscored).
 
-    ``lm_response`` is the raw answer (when there is one), ``asks`` the number of times it was asked.
+    ``lm_response`` is the raw answer (when there is one), ``asks`` the number of times it was asked,
+    ``role`` the program role that asked (set by the re-ask rule; None when not known).
     """
 
     kind: str = "invalid"
     label: str = "invalid answer"
 
-    def __init__(self, message: str, lm_response: str | None = None, asks: int = 1):
+    def __init__(self, message: str, lm_response: str | None = None, asks: int = 1, role: str | None = None):
         super().__init__(" ".join(str(message).split()))
         self.lm_response = lm_response
         self.asks = asks
+        self.role = role
 
 
 class RefusedAnswer(UnusableAnswer):

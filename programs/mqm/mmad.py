@@ -14,6 +14,13 @@ Stage switches give the paper's ablations: without stage 1 one coupled MQM templ
 four agents; without stage 2 the stage-1 verdicts go straight to the judge; without stage 3 the
 debated verdicts are concatenated. A dimension with nothing to debate costs no debate call.
 
+A role that stays unusable after its re-asks falls back to what the method itself defines
+(:data:`FALLBACKS`, :mod:`tribunal.programs.fallbacks`): a failed debate leaves its dimension with the
+stage-1 annotation (the paper's stage-2 ablation, for that dimension), and a failed final judge leaves the
+debated verdicts merged by the most-severe rule the paper's judge applies (stage-3 ablation plus its
+merge rule). The item stays scored, marked degraded; ``strict`` (``--strict``) unscores it instead. A
+stage-1 agent has no fallback: without its annotation there is nothing of the method left to score.
+
 The four stage-1 agents are independent, and so are the debates of different dimensions: under a
 runner's scheduler with an executor each group runs concurrently
 (:func:`tribunal.programs.mqm.scheduling.fan_out`); results and transcript keep ``DIMENSIONS``
@@ -28,7 +35,9 @@ from typing import Any, Literal
 import dspy
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
-from tribunal.programs.mqm.debate import DebateCase, make_strategy
+from tribunal.programs.answers.unusable import UnusableAnswer
+from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
+from tribunal.programs.mqm.debate import DebateCase, DebateOutcome, make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset
@@ -45,6 +54,14 @@ from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCo
 from tribunal.signatures.mqm.merging_judge import MergingJudgment
 
 Stage = Literal["stage1", "stage2", "stage3"]
+
+# What stands in for a role that stays unusable after its re-asks, per stage (stage 1 has no fallback).
+FALLBACKS: dict[str, Fallback] = {
+    "stage2": Fallback(("defender", "opposer", "consensus", "reviewer", "debate_judge"),
+                       "the dimension's stage-1 annotation (M-MAD without stage 2, for this dimension)"),
+    "stage3": Fallback(("judge",), "the dimension verdicts merged by the most-severe rule (one error per span, "
+                                   "accuracy > fluency > terminology > style; M-MAD without its stage-3 judge)"),
+}
 
 
 class MMADConfig(BaseModel):
@@ -100,7 +117,10 @@ def _as_dimension(errors: list[DimensionError], dimension: str) -> list[Dimensio
 
 
 class MMAD(dspy.Module):
-    """The M-MAD judge; ``forward`` returns ``errors``, ``score``, a ``transcript`` and ``debates``."""
+    """The M-MAD judge; ``forward`` returns ``errors``, ``score``, a ``transcript``, ``debates`` and
+    ``degraded`` (the fallbacks taken, as dicts of :class:`~tribunal.programs.fallbacks.Degradation`)."""
+
+    strict = False  # True: no fallback, an unusable role unscores the item (set by the runner, --strict)
 
     def __init__(self, config: MMADConfig | None = None, lms: RoleLMs | None = None):
         super().__init__()
@@ -140,6 +160,13 @@ class MMAD(dspy.Module):
                                "errors": [e.model_dump() for e in found[dimension]]})
         return found, rationale
 
+    def argue(self, case: DebateCase) -> tuple[DebateOutcome | None, Degradation | None]:
+        """Stage 2 for one dimension: the debate's outcome, or its fallback when a debater stays unusable."""
+        try:
+            return about(case.dimension, self.debate, case), None
+        except UnusableAnswer as err:
+            return None, stand_in(FALLBACKS["stage2"], err, self.strict, case.dimension)
+
     def debated(self, errors: list[DimensionError]) -> bool:
         """Whether a dimension's stage-1 errors go to debate (``MMADConfig.debated``)."""
         return worth_debating(errors) if self.config.debated == "major" else bool(errors)
@@ -163,13 +190,21 @@ class MMAD(dspy.Module):
         verdicts, rationale = self.assess(langs, source, translation, transcript)
         found = any(verdicts[d] for d in DIMENSIONS)
         debates: dict[str, dict] = {}
+        degraded: list[Degradation] = []
         if "stage2" not in self.config.ablate:
             cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
                                 opening=rationale[dimension] if self.config.opening == "stage1" else None, **langs)
                      for dimension in DIMENSIONS if self.debated(verdicts[dimension])]  # no debate: no call
-            outcomes = fan_out([functools.partial(about, case.dimension, self.debate, case) for case in cases])
-            for case, outcome in zip(cases, outcomes):
+            outcomes = fan_out([functools.partial(self.argue, case) for case in cases])
+            for case, (outcome, fallback) in zip(cases, outcomes):
                 dimension = case.dimension
+                if fallback is not None:  # the stage-1 verdict stands for this dimension
+                    degraded.append(fallback)
+                    debates[dimension] = {"rounds": max((t["round"] for t in case.turns), default=0),
+                                          "consensus": None, "decided_by": "fallback"}
+                    transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
+                                       "turns": case.turns, "degraded": fallback.as_dict()})
+                    continue
                 verdicts[dimension] = _as_dimension(outcome.errors, dimension)
                 debates[dimension] = {"rounds": outcome.rounds, "consensus": outcome.consensus,
                                       "decided_by": outcome.decided_by}
@@ -184,7 +219,13 @@ class MMAD(dspy.Module):
             reason = "no errors left to judge" if policy == "if-errors" else "stage 1 found no error"
             transcript.append({"stage": "stage3", "role": "judge", "skipped": reason})
         else:
-            final, extra = self.final_judgment(langs, source, translation, verdicts)
+            try:
+                final, extra = self.final_judgment(langs, source, translation, verdicts)
+            except UnusableAnswer as err:
+                fallback = stand_in(FALLBACKS["stage3"], err, self.strict)
+                degraded.append(fallback)
+                final, extra = merge_most_severe(merged, translation), {"degraded": fallback.as_dict()}
             transcript.append({"stage": "stage3", "role": "judge", **extra,
                                "errors": [e.model_dump() for e in final]})
-        return dspy.Prediction(errors=final, score=wmt_mqm_score(final), transcript=transcript, debates=debates)
+        return dspy.Prediction(errors=final, score=wmt_mqm_score(final), transcript=transcript, debates=debates,
+                               degraded=[d.as_dict() for d in degraded])

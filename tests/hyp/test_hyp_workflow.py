@@ -178,3 +178,23 @@ def test_fair_share_takes_firsts_then_seconds_in_order():
     assert fair_share([["a0", "a1", "a2"], ["b0", "b1"], ["c0"]], 3) == ["a0", "b0", "c0"]
     assert fair_share([["a0", "a1", "a2"], ["b0", "b1"], ["c0"]], 5) == ["a0", "a1", "b0", "b1", "c0"]
     assert fair_share([["a0", "a1"]], 3) == ["a0", "a1"]
+
+
+def test_a_critic_that_stays_unusable_carries_the_previous_revision_on(scripted):
+    """The workflow's fallback: a round without revision; the lineage keeps what the other calls paid for."""
+    calls = Counter()
+    base = scripted_responder(scripted, calls)
+
+    def respond(system, user):
+        from tests.hyp.workflow_lm import role_of
+
+        return "I'd rather not say." if role_of(system) == "critique" else base(system, user)
+
+    lm, _ = scripted.scripted_lm(respond)
+    record = execute_run(load_instance(), depth=1, rerun=0, lm=lm, max_per_opening=1)  # a refusal, 3 asks each
+    assert record.ok and record.errors == []
+    assert len(record.degraded) == 3 and {d["role"] for d in record.degraded} == {"critic"}
+    assert all(d["stood_in"].startswith("the previous revision") for d in record.degraded)
+    # every opening delivers its proposal, unrevised: the k0 hypothesis goes on
+    assert [h.id.rsplit("/", 1)[1] for h in record.hypotheses] == ["k0.0"] * 3
+    assert record.challenges == [] and calls["revise"] == 0

@@ -139,6 +139,10 @@ def run(
                   f"{len(failed)} with errors, {result.labelled} labelled by the engagement judge)")
     for record in failed:
         line(console, f"{record.instance}/{record.run_id}: {'; '.join(record.errors)}")
+    for record in (r for r in result.records if r.degraded):
+        rounds = "; ".join(f"opening {d['opening']}: {d['role']} ({d['reason']})" for d in record.degraded)
+        line(console, f"{record.instance}/{record.run_id}: degraded, {len(record.degraded)} round(s) carried the "
+                      f"previous revision on: {rounds}")
     line(console, f"signature: {result.signature}")
     if result.run_id:
         line(console, f"MLflow run {result.run_id}")

@@ -46,6 +46,11 @@ def meta_eval(
         help="Score a metric that misses rated cells (or a .sys.score) on the cells it covers, marked as such.",
     ),
     no_data_cache: bool = NoDataCacheOption,
+    degraded: str = typer.Option(
+        "include", "--degraded", metavar="include|exclude",
+        help="exclude: leave out the cells a tribunal judge run marked degraded (scored with a fallback; "
+             "NAME-REF.degraded.json beside its scores), to see whether the fallbacks move the table.",
+    ),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -67,7 +72,8 @@ def meta_eval(
     if output:
         writable_file(output, "--output")
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
-                           protocol, significance, seed, coverage_limited, data_cache=not no_data_cache)
+                           protocol, significance, seed, coverage_limited, data_cache=not no_data_cache,
+                           degraded=_include_or_exclude(degraded))
     console, errors = make_console(), make_console(stderr=True)
     title = result.protocol.title
     if significance:
@@ -129,3 +135,10 @@ from tribunal.cli.mt_agreement import EPILOG as AGREEMENT_EPILOG  # noqa: E402
 from tribunal.cli.mt_agreement import agreement  # noqa: E402
 
 app.command("agreement", epilog=AGREEMENT_EPILOG)(agreement)
+
+
+def _include_or_exclude(value: str) -> str:
+    """``--degraded``'s value, or a one-line usage error."""
+    if value not in ("include", "exclude"):
+        raise typer.BadParameter(f"{value!r}: use include or exclude", param_hint="--degraded")
+    return value

@@ -66,7 +66,9 @@ def evaluate(
     temperature: Optional[float] = typer.Option(None, "--temperature", metavar="T", help="Sampling temperature of every LM call (default: 0); use T > 0 with --samples."),
     out: Optional[Path] = typer.Option(None, "--out", metavar="DIR", help="Output folder (default: tribunal-out/mt/<configuration>-<hash>, one per configuration)."),
     name: Optional[str] = typer.Option(None, "--name", help="Metric name in the score files (default: from the program and its settings, e.g. M-MAD-deliberation)."),
-    retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored items again (they are paid again)."),
+    retry_unscored: Optional[bool] = typer.Option(None, "--retry-unscored", help="Judge journaled unscored and degraded items again (they are paid again)."),
+    strict: Optional[bool] = typer.Option(None, "--strict", help="No fallbacks: a role whose answer stays unusable after its re-asks unscores its item (default: the program's fallback, e.g. M-MAD keeps a failed debate's stage-1 annotation, and the item is marked degraded)."),
+    degraded: Optional[str] = typer.Option(None, "--degraded", metavar="include|exclude", help="Whether degraded items count in the score files and the meta-evaluation (default: include); errors.jsonl lists them either way."),
     config: Optional[Path] = typer.Option(None, "--config", help="A .toml or .json file of settings (the fields of EvaluateConfig); flags override it."),
     trace_sample: Optional[float] = TraceSample,
     tracking_uri: Optional[str] = TrackingUri,
@@ -103,7 +105,8 @@ def evaluate(
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
              "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
-             "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored}
+             "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored,
+             "strict": strict, "degraded": degraded}
     # A tuned export brings its program and settings; explicit flags still override the settings.
     tuned = _tuned_program(program or base.get("program"))
     merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
@@ -243,6 +246,19 @@ def span_reasons(spans: dict) -> dict[str, str]:
             for name, reason in (("precision", precision), ("recall", recall), ("f1", f1))}
 
 
+def span_sides(tally: dict) -> str:
+    """``"9 in the translation (7 exact, 1 fuzzy, 1 ungrounded: not found in it), 2 in the source (2 exact)"``:
+    one wording for every line that counts spans (:func:`tribunal.eval.mt.report.span_tally`)."""
+    from tribunal.eval.mt.report import GROUNDINGS
+
+    parts = []
+    for side in ("translation", "source"):
+        how = [f"{count(tally.get(f'{side}_{g}', 0))} {g}" + (": not found in it" if g == "ungrounded" else "")
+               for g in GROUNDINGS if tally.get(f"{side}_{g}")]
+        parts.append(f"{count(tally.get(side, 0))} in the {side}" + (f" ({', '.join(how)})" if how else ""))
+    return ", ".join(parts)
+
+
 def sampling_line(sampling: dict) -> str:
     """``samples: K=5 per item, combined by trimmed; the calls, tokens and spend below are for all 5 ...``."""
     k = sampling["k"]
@@ -262,8 +278,15 @@ def print_summary(console, result) -> None:
     """The run's summary: items, calls, spend, agreement with the humans, files, signature."""
     s = result.summary
     say = lambda text: line(console, text)  # noqa: E731
+    degraded = f" (of which {s['degraded']} degraded)" if s.get("degraded") else ""
     say(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
-        f"scored {s['scored']}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
+        f"scored {s['scored']}{degraded}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
+    if s.get("degraded"):
+        roles = ", ".join(f"{n} x {role}" for role, n in sorted(s["degraded_by_role"].items()))
+        left = "left out of the scores and the tables (--degraded exclude)" if s.get("degraded_excluded") else \
+            "counted in the scores (--degraded exclude leaves them out; --strict unscores them)"
+        say(f"  degraded: scored with a fallback after a role stayed unusable ({roles}); {left}; "
+            "errors.jsonl says what stood in")
     for reason, n in sorted(s["unscored_reasons"].items()):
         say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
@@ -271,7 +294,8 @@ def print_summary(console, result) -> None:
             "rerun the same command to judge them again")
     if s["unscored_permanent"]:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
-            "rerun with --retry-unscored to pay for them again")
+            "rerun with --retry-unscored to pay for them again"
+            + (" (it re-judges the degraded items too)" if s.get("degraded") else ""))
     if s.get("sampling"):
         say(sampling_line(s["sampling"]))
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
@@ -281,8 +305,8 @@ def print_summary(console, result) -> None:
         f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
-    if any(spans.values()):
-        say(f"error spans of the {s['scored']} scored items, grounded: " + ", ".join(f"{v} {k}" for k, v in spans.items()))
+    if spans.get("translation") or spans.get("source"):
+        say(f"error spans the judge marked in the {s['scored']} scored items: " + span_sides(spans))
     if result.meta:
         reasons = meta_reasons(result.meta)
         say(f"against the human MQM scores ({count(result.meta.get('covered_cells'))} rated cells of "
@@ -293,10 +317,8 @@ def print_summary(console, result) -> None:
     if result.spans:
         reasons = span_reasons(result.spans)
         sp = result.spans
-        marked = (f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: "
-                  f"{count(sp.get('judge_spans_located', 0))} located in the translation, "
-                  f"{count(sp.get('judge_spans_ungrounded', 0))} ungrounded, {count(sp.get('judge_spans_source', 0))} "
-                  "in the source")
+        sides = {k[len("judge_spans_"):]: int(v) for k, v in sp.items() if k.startswith("judge_spans_")}
+        marked = f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: {span_sides(sides)}"
         say(f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
             f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
             "rater spans):")
