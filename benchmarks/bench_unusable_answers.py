@@ -10,6 +10,11 @@ judged three times through the job API that ``tribunal mt evaluate`` runs (``run
    the re-asks, and calls relative to the clean run;
 3. the same command again with ``--retry-unscored`` (same journal, same cache): items still unscored.
 
+``--cuts random`` cuts answers at random whatever the token limit (a raised limit does not help);
+``--faults mixed`` draws 429s, 500s and timeouts as well as the unusable answers (the client's retries,
+``num_retries`` 3 and a 2 s timeout, then handle the transport faults). Each run reports the items scored,
+degraded (a role's fallback stood in, :mod:`tribunal.programs.fallbacks`) and unscored.
+
 Run: TRIBUNAL_DATA=/work/shared/data .venv/bin/python benchmarks/bench_unusable_answers.py --items 60 --lp zh-en
 """
 
@@ -47,30 +52,38 @@ def measure(args, lp: str, seed: int, folder: Path) -> None:
     from tribunal.programs.lm import LMSettings
 
     data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
-    lm = LMSettings(model="openai/bench-judge", api_base="http://unused", max_tokens=1024, timeout=30, num_retries=0,
+    mixed = args.faults == "mixed"
+    lm = LMSettings(model="openai/bench-judge", api_base="http://unused", max_tokens=1024,
+                    timeout=2 if mixed else 30, num_retries=3 if mixed else 0,
                     cache=False, **({"reasks": args.reasks} if args.reasks is not None else {}))
     config = EvaluateConfig(data=data / "wmt23", lp=lp, lm=lm, limit=args.items, concurrency=8,
                             demo_data=data / "mqm-ted", out=folder / f"clean-{lp}-{seed}")
     with loopback_server(synthetic_judge) as (api_base, state):
         clean, clean_hits = judge(config, api_base, state)
-    peer = unusable_answers(args.rate, seed)
+    from tests.support.unusable import MIXED, UNUSABLE
+
+    peer = unusable_answers(args.rate, seed, long_answer=None if args.cuts == "random" else 2048,
+                            kinds_drawn=MIXED if mixed else UNUSABLE)
     cached = config.model_copy(update={"out": folder / f"unusable-{lp}-{seed}",
                                        "lm": config.lm.model_copy(update={"cache": True})})
     with private_dspy_cache(folder / f"cache-{lp}-{seed}"), \
-            loopback_server(synthetic_judge, bad_answer=peer) as (api_base, state):
+            loopback_server(synthetic_judge, bad_answer=peer, hang=3.0) as (api_base, state):
         first, first_hits = judge(cached, api_base, state)
         unusable = sum(peer.kinds.values())
         retried, retry_hits = judge(cached.model_copy(update={"retry_unscored": True}), api_base, state)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(peer.kinds.items()))
     print(f"--- M-MAD ({config.mmad.preset} preset), {first['items']} {lp} items, seed {seed}, "
-          f"{args.rate:.0%} unusable answers, --reasks {config.lm.reasks}")
+          f"{args.rate:.0%} {'mixed faults' if mixed else 'unusable answers'} (cuts: {args.cuts}), "
+          f"--reasks {config.lm.reasks}")
     print(f"clean run: {clean_hits} LM calls (server hits), unscored {clean['unscored']}")
     print(f"first run: unusable answers {unusable} of {first_hits} ({unusable / first_hits:.1%}); re-asks "
-          f"{first['lm_reasks']} {first['lm_reasks_by_kind']}; unscored {first['unscored']} "
+          f"{first['lm_reasks']} {first['lm_reasks_by_kind']}; scored {first['scored']}, of which "
+          f"{first['degraded']} degraded {first['degraded_by_role'] or ''}; unscored {first['unscored']} "
           f"{first['unscored_reasons'] or ''}")
     print(f"first run: LM calls {first_hits} = {first_hits / clean_hits:.3f}x the clean run")
     print(f"--retry-unscored rerun: {retry_hits} server hits for {first['unscored']} items "
-          f"({sum(peer.kinds.values()) - unusable} unusable); unscored {retried['unscored']} "
+          f"({sum(peer.kinds.values()) - unusable} unusable); degraded {retried['degraded']}, "
+          f"unscored {retried['unscored']} "
           f"{retried['unscored_reasons'] or ''}; peer's unusable answers in all: {kinds}")
 
 
@@ -81,6 +94,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, action="append", help="peer seed (repeatable; default 0)")
     parser.add_argument("--rate", type=float, default=0.1)
     parser.add_argument("--reasks", type=int, default=None, help="re-asks per unusable answer (default: tribunal's)")
+    parser.add_argument("--cuts", choices=("long", "random"), default="long",
+                        help="long: only answers longer than 2048 tokens are cut; random: cut whatever the limit")
+    parser.add_argument("--faults", choices=("unusable", "mixed"), default="unusable",
+                        help="mixed: 429, 500 and timeouts drawn beside the unusable answers")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
     with tempfile.TemporaryDirectory() as out:

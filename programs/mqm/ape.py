@@ -11,6 +11,11 @@ Calls per item: 1 + 2 per error found (a clean translation costs 1). The post-ed
 different errors are independent: under a runner's scheduler they run side by side
 (:func:`~tribunal.programs.mqm.scheduling.fan_out`); errors keep the evaluator's order either way.
 
+A post-editor or verifier that stays unusable after its re-asks falls back to what the method is
+without its filter (:data:`FALLBACK`): that error is kept as the evaluator annotated it (GEMBA-MQM's
+verdict on it), and the item is marked degraded; ``strict`` unscores it instead. The evaluator has
+no fallback.
+
 Ablation ``ablate=("verifier",)``: APE without the verifier, 1 + 1 per error; an error is kept when
 its post-edit changed the translation (the post-editor found something to fix).
 """
@@ -23,6 +28,8 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, ConfigDict
 
+from tribunal.programs.answers.unusable import UnusableAnswer
+from tribunal.programs.fallbacks import Fallback, stand_in
 from tribunal.programs.mqm.roles import RoleLMs, invoke
 from tribunal.programs.mqm.scheduling import fan_out
 from tribunal.programs.mqm.scoring import ape_mqm_score
@@ -31,6 +38,10 @@ from tribunal.signatures.mqm.errors import GembaError
 from tribunal.signatures.mqm.gemba import GembaMQM
 from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
 from tribunal.signatures.mqm.post_edit import PostEdit
+
+
+FALLBACK = Fallback(("post_editor", "verifier"), "the evaluator's error, kept unverified (MQM-APE without its "
+                                                 "post-edit filter, for this error)")
 
 
 class APEConfig(BaseModel):
@@ -42,7 +53,9 @@ class APEConfig(BaseModel):
 
 
 class MQMAPEJudge(dspy.Module):
-    """MQM-APE; ``forward`` returns the kept ``errors``, their MQM ``score`` and a ``transcript``."""
+    """MQM-APE; ``forward`` returns the kept ``errors``, their MQM ``score``, a ``transcript`` and ``degraded``."""
+
+    strict = False  # True: no fallback (set by the runner, --strict)
 
     def __init__(self, config: APEConfig | None = None, lms: RoleLMs | None = None):
         super().__init__()
@@ -55,7 +68,15 @@ class MQMAPEJudge(dspy.Module):
             self.verify = dspy.Predict(PairwiseQuality)
 
     def check(self, langs: dict, source: str, translation: str, error: GembaError) -> dict:
-        """Post-edit ``error`` away, then decide whether it stays: ``{"error", "post_edit", "kept", ...}``."""
+        """Post-edit ``error`` away, then decide whether it stays: ``{"error", "post_edit", "kept", ...}``; an
+        unusable post-editor or verifier keeps the error (``{"error", "kept": True, "degraded": ...}``)."""
+        try:
+            return self._post_edit_and_verify(langs, source, translation, error)
+        except UnusableAnswer as err:
+            fallback = stand_in(FALLBACK, err, self.strict, error.span)
+            return {"error": error.model_dump(), "kept": True, "degraded": fallback.as_dict()}
+
+    def _post_edit_and_verify(self, langs: dict, source: str, translation: str, error: GembaError) -> dict:
         edited = invoke(self.lms, "post_editor", "post_edit", self.post_edit, source=source,
                         translation=translation, error=error, **langs).post_edit
         record = {"error": error.model_dump(), "post_edit": edited}
@@ -74,4 +95,6 @@ class MQMAPEJudge(dspy.Module):
         checks = fan_out([functools.partial(self.check, langs, source, translation, e) for e in found])
         transcript += [{"stage": "verify" if self.verified else "post_edit", **check} for check in checks]
         kept = [error for error, check in zip(found, checks) if check["kept"]]
-        return dspy.Prediction(errors=kept, score=ape_mqm_score(kept), transcript=transcript, debates={})
+        degraded = [check["degraded"] for check in checks if "degraded" in check]
+        return dspy.Prediction(errors=kept, score=ape_mqm_score(kept), transcript=transcript, debates={},
+                               degraded=degraded)

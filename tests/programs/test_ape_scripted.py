@@ -130,13 +130,19 @@ def test_capitalised_severity_and_a_decorated_verdict_parse_with_the_tolerant_ad
     assert len(engine.calls) == 3 and out.errors[0].severity == "major" and out.score == -5
 
 
-def test_an_unreadable_verdict_makes_the_item_unscored_not_a_kept_or_dropped_error():
+def test_an_unreadable_verdict_keeps_the_error_unverified_and_marks_the_item_degraded():
+    """The method without its filter for that error: kept as the evaluator annotated it, never silently;
+    under strict the item is unscored, as before fallbacks."""
     responder = script([MAJOR], verdicts={"sass": "[[ ## better ## ]]\nboth are fine\n\n[[ ## completed ## ]]"})
-    with pytest.raises(UnusableAnswer, match=r"better: .*\(verifier, asked 3 times\)"):  # 'both are fine' is no A/B
-        judge(responder)
+    out, _ = judge(responder)
+    [fallback] = out.degraded
+    assert fallback["role"] == "verifier" and "asked 3 times" in fallback["reason"]  # 'both are fine' is no A/B
+    assert [e.span for e in out.errors] == [MAJOR["span"]] and out.score == -5
     lm = dspy.LM("scripted/judge", engine=ScriptedEngine(responder), cache=False, num_retries=0)
     item = JudgeItem(key="k", source=SOURCE, translation=TRANSLATION)
-    result = judge_item(MQMAPEJudge(lms=RoleLMs(lm)), item, {"source_lang": "English", "target_lang": "German"})
+    program = MQMAPEJudge(lms=RoleLMs(lm))
+    program.strict = True
+    result = judge_item(program, item, {"source_lang": "English", "target_lang": "German"})
     assert result.status == "unscored" and result.reason.startswith("invalid answer: better:") and result.score is None
     assert "\n" not in result.reason
 

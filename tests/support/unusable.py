@@ -6,7 +6,10 @@
 times that same body has arrived before, so a run is reproducible under any concurrency, a re-ask (a new
 body: feedback turns, a larger token limit) is a fresh draw, and so is the same request sent again by a
 later run (a provider's bad answer is not a property of the request). A cut answer is a long one: it fits,
-and is not cut, when the request allows at least ``long_answer`` tokens.
+and is not cut, when the request allows at least ``long_answer`` tokens; with ``long_answer=None`` answers
+are cut at random whatever the limit (a server that drops a stream, a gateway's own cap), so raising the
+limit does not help. ``kinds`` may add transport faults (``429``, ``500``, ``timeout``: see
+:mod:`tests.support.loopback`) to the mix, drawn alike.
 """
 
 from __future__ import annotations
@@ -25,7 +28,11 @@ def _limit(body: dict[str, Any]) -> int | None:
     return int(value) if value else None
 
 
-def unusable_answers(rate: float, seed: int = 0, long_answer: int = 2048) -> Callable[[dict[str, Any]], str | None]:
+MIXED = ("429", "500", "timeout", *UNUSABLE)
+
+
+def unusable_answers(rate: float, seed: int = 0, long_answer: int | None = 2048,
+                     kinds_drawn: tuple[str, ...] = UNUSABLE) -> Callable[[dict[str, Any]], str | None]:
     """The ``bad_answer`` hook; ``hook.kinds`` counts the unusable answers given, ``hook.asked`` all requests."""
     arrivals: Counter = Counter()
     kinds: Counter = Counter()
@@ -39,8 +46,8 @@ def unusable_answers(rate: float, seed: int = 0, long_answer: int = 2048) -> Cal
         digest = hashlib.sha256(f"{seed}\0{arrival}\0{text}".encode()).digest()
         if int.from_bytes(digest[:8], "big") / 2**64 >= rate:
             return None
-        kind = UNUSABLE[digest[8] % len(UNUSABLE)]
-        if kind == "truncated" and (_limit(body) or 0) >= long_answer:
+        kind = kinds_drawn[digest[8] % len(kinds_drawn)]
+        if kind == "truncated" and long_answer is not None and (_limit(body) or 0) >= long_answer:
             return None  # the long answer fits under this limit
         with lock:
             kinds[kind] += 1

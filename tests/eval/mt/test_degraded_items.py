@@ -118,3 +118,16 @@ def test_retry_unscored_judges_degraded_items_again(tmp_path):
     journal.append(ItemResult(key="b", status="scored", score=-1.0))
     assert journal.done("a") and journal.done("b")
     assert not journal.done("a", retry_unscored=True) and journal.done("b", retry_unscored=True)
+
+
+def test_mqm_ape_keeps_an_error_whose_post_edit_stays_unusable(tmp_path, api_key):
+    with loopback_server(synthetic_judge, _garbage("PostEdit")) as (api_base, state):
+        result = run_evaluation(_config(api_base, tmp_path / "out", program="mqm-ape"), OFF)
+        strict = run_evaluation(_config(api_base, tmp_path / "strict", program="mqm-ape", strict=True), OFF)
+    with_errors = [r for r in result.results.values() if _stage(r.transcript, "verify")]
+    assert with_errors, "the scripted judge finds errors in some item"
+    for item in with_errors:
+        assert item.status == "scored" and {d["role"] for d in item.degraded} == {"post_editor"}
+        [evaluated] = _stage(item.transcript, "evaluate")
+        assert [e["span"] for e in item.errors] == [e["span"] for e in evaluated["errors"]]  # kept, unverified
+    assert {k for k, r in strict.results.items() if r.status == "unscored"} == {r.key for r in with_errors}
