@@ -74,3 +74,22 @@ def test_bad_options_and_files_are_one_line_errors(capsys, tmp_path):
     bad.write_text('{"id": "a", "spans": [{"start": 3, "end": 1}]}\n')
     assert_one_line_error(run_cli(capsys, "mt", "span-eval", "--predicted", bad, "--gold", gold),
                           "bad.jsonl:1", "bad span offsets")
+
+
+def test_named_formats_one_rater_greedy_and_a_seed(capsys, tmp_path):
+    from tribunal.eval.data.span_files import write_spans
+    from tribunal.eval.meta.spans import SegmentSpans, span
+
+    text = "I want you to take a moment to consider the very simple fact."
+    gold = tmp_path / "gold.tsv"
+    write_spans(gold, [SegmentSpans("sys|1", (span(14, 27, "major"),), text, "src")], "mqm-tsv")
+    pred = tmp_path / "pred.tsv"
+    write_spans(pred, [SegmentSpans("sys|1", (span(14, 20, "major"),), text, "src")], "wmt25-tsv")
+    out = tmp_path / "r.json"
+    outcome = run_cli(capsys, "mt", "span-eval", "--predicted", pred, "--predicted-format", "wmt25-tsv",
+                      "--gold", gold, "--gold-format", "mqm-tsv", "--gold-rater", "rater", "--assignment", "greedy",
+                      "--seed", "5", "--output", out)
+    assert outcome.status == 0, outcome.err
+    result = json.loads(out.read_text())
+    assert result["precision"] == 1.0 and abs(result["recall"] - 6 / 13) < 1e-12  # 6 of the 13 gold characters
+    assert "|assign:greedy|" in result["signature"]

@@ -46,7 +46,7 @@ def span_eval(
     output: Optional[Path] = typer.Option(None, "--output", metavar="FILE.json",
                                           help="Write precision, recall, f, the counts and the settings as JSON."),
 ) -> None:
-    """Span precision, recall and F of a judge against human error spans.
+    """Span P, R and F (EM, MP, MPP, WMT25) against human error spans.
 
     The default is the measure Perrella et al. (2026) recommend: micro-averaged MPP (partial overlap,
     partial credit) with an optimal one-to-one matching, on target-side spans. Segments are those in
