@@ -6,7 +6,8 @@ Rows (there is no real LM offline, so no LM judge's figure can be measured here)
   judge against the other seven on the cells all eight rated ("rater i vs the others"), and their mean,
   the human ceiling; beside them two trivial offline judges scored against all eight raters the same
   way: ``empty`` (marks nothing) and ``whole`` (one major span over the whole translation); and, with
-  ``--tribunal DIR`` (repeatable), a ``tribunal mt evaluate`` output folder (``errors.jsonl``);
+  ``--tribunal DIR`` (repeatable), a ``tribunal mt evaluate`` output folder (``errors.jsonl``), scored
+  against every rater on every cell of the run that rater rated;
 - TED MQM zh-en and en-de (``mqm-ted/mqm_ted_*.tsv``): every cell has one rater, so there is no
   inter-rater ceiling; the trivial judges against that rater.
 
@@ -57,6 +58,7 @@ def wmt23(data: Path, tribunal: list[Path]) -> list[str]:
     pair = LanguagePair(data / "wmt23", "zh-en")
     raters = {n: {k: v.spans for k, v in read_spans(data / "wmt23" / "human-scores" / f"zh-en.{n}.seg.rating").items()}
               for n in pair.rating_names}
+    everything = raters
     shared = set.intersection(*(set(r) for r in raters.values()))
     raters = {n: {i: r[i] for i in sorted(shared)} for n, r in raters.items()}
     outputs = {}
@@ -81,9 +83,9 @@ def wmt23(data: Path, tribunal: list[Path]) -> list[str]:
                  f"| {mean(ceiling['char']):.4f} |")
     for label, judge in trivial_judges(sorted(shared), target_of).items():
         lines.append(row(f"{label} vs the 8 raters", judge, raters))
-    for folder in tribunal:
+    for folder in tribunal:  # a run covers few of the 288 cells: scored on every cell a rater rated
         judged = {k: v.spans for k, v in read_spans(folder).items()}
-        lines.append(row(f"tribunal output {folder.name} vs the 8 raters", judged, raters))
+        lines.append(row(f"tribunal output {folder.name} vs each rater that rated its cells", judged, everything))
     return lines
 
 
