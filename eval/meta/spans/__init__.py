@@ -7,7 +7,8 @@ the raters' own ceiling. ``eval/meta/span_f1.py`` keeps the legacy pooled charac
 
 from tribunal.eval.meta.spans.model import SegmentSpans, Span, span
 from tribunal.eval.meta.spans.options import SpanOptions, parse_weights
-from tribunal.eval.meta.spans.scoring import SegmentCounts, SpanScore, aggregate, precision_recall_f, score_segments, segment_counts
+from tribunal.eval.meta.spans.scoring import (SegmentCounts, SpanScore, aggregate, precision_recall_f, score_segments,
+                                              segment_counts)
 
 __all__ = ["SegmentSpans", "Span", "span", "SpanOptions", "parse_weights", "SegmentCounts", "SpanScore", "aggregate",
            "precision_recall_f", "score_segments", "segment_counts"]

@@ -14,8 +14,8 @@ def test_legacy_span_level_equals_many_to_many_mp():
     for _ in range(50):
         segments = []
         for _ in range(5):
-            draw = lambda: [span(a, a + rng.randrange(1, 9)) for a in (rng.randrange(0, 30) for _ in range(rng.randrange(0, 4)))]  # noqa: E731
-            segments.append((draw(), draw()))
+            starts = [[rng.randrange(0, 30) for _ in range(rng.randrange(0, 4))] for _ in range(2)]
+            segments.append(tuple([span(a, a + rng.randrange(1, 9)) for a in side] for side in starts))
         legacy = span_scores(segments)
         new = score_segments(segments, SpanOptions(measure="mp", matching="many-to-many"))
         if not math.isnan(legacy.span_precision):
