@@ -3,10 +3,10 @@
 Three components, averaged with weights over those that apply to the item:
 - ``score``: agreement of the predicted MQM score with the human score,
   ``1 - min(|predicted - human| / scale, 1)`` (scale 25 = one non-translation error);
-- ``spans``: character-level span F1 against the human error spans
-  (:func:`tribunal.eval.meta.span_f1.cell_counts`; a predicted span that is not a substring of the
-  translation counts as predicted characters matching nothing). Nothing predicted and nothing
-  annotated is a perfect 1.0;
+- ``spans``: span F against the human error spans by the measure the field reports, micro MPP with an
+  optimal one-to-one matching (:func:`tribunal.eval.meta.spans.segment_counts`; Perrella et al. 2026);
+  a predicted span that is not a substring of the translation counts as a predicted span matching
+  nothing. Nothing predicted and nothing annotated is a perfect 1.0;
 - ``severity``: of the predicted errors that overlap a human error, the share with the same severity
   (not applicable when nothing overlaps).
 An example whose ``gold_errors`` is None (a human label with a score but no marked spans) is judged
@@ -21,7 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from tribunal.eval.meta.span_f1 import SpanCounts, cell_counts
+from tribunal.eval.meta.spans import SegmentCounts, precision_recall_f, segment_counts
+from tribunal.eval.meta.spans import span as measure_span
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
 from tribunal.programs.mqm.scoring import mqm_from_esa
 
@@ -74,13 +75,12 @@ def gold_spans(gold: Any) -> list[Span]:
     return spans
 
 
-def span_f1(predicted: list[Span], missing: list[str], gold: list[Span]) -> tuple[float, SpanCounts]:
-    counts = cell_counts(predicted, gold) + SpanCounts(char_predicted=sum(map(len, missing)),
-                                                       spans_predicted=len(missing))
-    if counts.char_predicted == 0 and counts.char_gold == 0:
-        return 1.0, counts
-    f1 = counts.char_f1
-    return (0.0 if math.isnan(f1) else f1), counts
+def span_f1(predicted: list[Span], missing: list[str], gold: list[Span]) -> tuple[float, SegmentCounts]:
+    """Micro-MPP F of one example (an ungrounded predicted span counts as a predicted span matching nothing)."""
+    counts = segment_counts([measure_span(p.start, p.end, p.severity) for p in predicted],
+                            [measure_span(g.start, g.end, g.severity, "source" if g.is_source_error else "target")
+                             for g in gold])
+    return precision_recall_f(counts.tp_p, counts.n_p + len(missing), counts.tp_r, counts.n_g)[2], counts
 
 
 def severity_accuracy(predicted: list[Span], gold: list[Span]) -> float | None:

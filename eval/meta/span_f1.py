@@ -1,4 +1,8 @@
-"""Error-span precision, recall and F1 of a judge against human MQM annotations.
+"""LEGACY error-span precision, recall and F1 (tribunal's own measures before issue 30).
+
+Kept because earlier tribunal figures report the pooled character F1; the measures the field reports
+(micro MPP, the WMT25 character measure, EM, MP) are in :mod:`tribunal.eval.meta.spans`, and the span-level
+figure below equals MP with many-to-many coverage there. See docs/reference/span-eval.md.
 
 Matching (documented because papers differ):
 - Only spans in the translation with ``end > start`` count. Source-side errors

@@ -14,7 +14,7 @@ from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 
-KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.char_f1", "scored", "unscored",
+KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "scored", "unscored",
                "lm_calls", "wall_seconds", "judge_vs_human.kappa")
 
 

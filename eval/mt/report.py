@@ -45,8 +45,32 @@ def meta_evaluation(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarr
             "covered_cells": float(np.isfinite(gold.seg).sum()), "covered_systems": float(len(gold.systems))}
 
 
+SPAN_MEASURES = ("mpp", "wmt25")
+"""The field's measures in the summary (micro, optimal one-to-one, target side: :mod:`tribunal.eval.meta.spans`)."""
+
+
+def judged_spans(located: list[dict]) -> list:
+    """A judge's located errors as measure spans (target and source side; ungrounded ones have no offsets)."""
+    from tribunal.eval.meta.spans import span
+
+    return [span(e["start"], e["end"], e.get("severity") or "", "source" if e.get("is_source_error") else "target")
+            for e in located if e.get("start") is not None]
+
+
+def rater_spans(rating) -> list:
+    from tribunal.eval.meta.spans import span
+
+    return [span(e.start, e.end, e.severity, "source" if e.is_source_error else "target") for e in rating]
+
+
 def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, ItemResult]) -> dict[str, float]:
-    """Character- and span-level P/R/F1 against every rating file, pooled over (cell, rater).
+    """Span P/R/F against every rating file, pooled over (cell, rater), and per rater.
+
+    The field's measures (Perrella et al. 2026): ``mpp_precision`` / ``mpp_recall`` / ``mpp_f`` (micro MPP)
+    and ``wmt25_*`` (the WMT25 character measure), pooled over (cell, rater), and ``RATER.mpp_f`` /
+    ``RATER.wmt25_f`` for each rating file. Legacy, kept for the tables that report them:
+    ``char_precision`` / ``char_recall`` / ``char_f1`` (pooled character F1 of :mod:`tribunal.eval.meta.span_f1`)
+    and ``span_*`` (one shared character is a match: the same as MP with many-to-many coverage).
 
     Beside the pooled counts (``predicted_spans``, ``gold_spans``: per cell and rater), what the judge
     marked in the rated cells, counted once per cell: ``judge_spans`` = ``judge_spans_located`` (in the
@@ -54,9 +78,11 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     ``rated_cells``; so a judge whose spans could not be located is never said to have marked none.
     """
     from tribunal.eval.meta.span_f1 import span_scores
+    from tribunal.eval.meta.spans import SpanOptions, aggregate, segment_counts
 
     located: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
     cells, rated = [], {}
+    measured: dict[str, dict[str, list]] = {m: {} for m in SPAN_MEASURES}  # measure -> rater -> per-cell counts
     for name in pair.rating_names:
         ratings = pair.ratings(name)
         for cell in items.cells:
@@ -69,11 +95,21 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
                 located[cell.key] = locate(result.errors, item.translation, item.source)
             rated[(cell.system, cell.segment)] = located[cell.key]
             cells.append((spans_of(located[cell.key]), gold))
+            judge, human = judged_spans(located[cell.key]), rater_spans(gold)
+            for measure, by_rater in measured.items():
+                by_rater.setdefault(name, []).append(segment_counts(judge, human, SpanOptions(measure=measure)))
     if not cells:
         return {}
     counts = span_scores(cells)
+    measures: dict[str, float] = {}
+    for measure, by_rater in measured.items():
+        options = SpanOptions(measure=measure)
+        pooled = aggregate([c for rater in by_rater.values() for c in rater], options)
+        measures |= {f"{measure}_precision": pooled.precision, f"{measure}_recall": pooled.recall,
+                     f"{measure}_f": pooled.f}
+        measures |= {f"{rater}.{measure}_f": aggregate(c, options).f for rater, c in by_rater.items()}
     tally = span_tally(e for errors in rated.values() for e in errors)
-    return {k: float(v) for k, v in counts.as_dict().items()} | {
+    return {k: float(v) for k, v in counts.as_dict().items()} | measures | {
         "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold),
         "rated_cells": float(len(rated)), **{f"judge_spans_{k}": float(v) for k, v in tally.items()},
         "judge_spans": float(tally["translation"] + tally["source"]), "judge_spans_source": float(tally["source"]),

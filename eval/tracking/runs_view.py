@@ -16,7 +16,7 @@ from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
 
 COST_METRICS = ("lm_calls", "lm_tokens", "wall_seconds")
 # What a user compares first, in this order (the rest follow alphabetically).
-KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.char_f1", "judge_vs_human.kappa",
+KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
                "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
                "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
 

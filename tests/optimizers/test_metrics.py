@@ -43,7 +43,7 @@ def test_components_penalise_what_differs():
     metric = MQMMetric()
     missed = metric.outcome(GOLD, prediction([("Tisch", "major")], -5.0))
     assert missed.components["score"] == pytest.approx(1 - 1 / 25)
-    assert missed.components["spans"] == pytest.approx(2 * 1 * (5 / 9) / (1 + 5 / 9))  # P = 1, R = 5/9 chars
+    assert missed.components["spans"] == pytest.approx(2 * 1 * (1 / 2) / (1 + 1 / 2))  # micro MPP: P = 1, R = (1 + 0)/2
     assert "Missed human errors: 'laut' (minor)" in missed.feedback
     wrong_severity = metric.outcome(GOLD, prediction([("Tisch", "minor"), ("laut", "minor")], -2.0))
     assert wrong_severity.components["severity"] == pytest.approx(0.5)

@@ -136,6 +136,11 @@ from tribunal.cli.mt_agreement import agreement  # noqa: E402
 
 app.command("agreement", epilog=AGREEMENT_EPILOG)(agreement)
 
+from tribunal.cli.mt_span_eval import EPILOG as SPAN_EVAL_EPILOG  # noqa: E402
+from tribunal.cli.mt_span_eval import span_eval  # noqa: E402
+
+app.command("span-eval", epilog=SPAN_EVAL_EPILOG)(span_eval)
+
 
 def _include_or_exclude(value: str) -> str:
     """``--degraded``'s value, or a one-line usage error."""

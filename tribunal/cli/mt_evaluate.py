@@ -219,7 +219,10 @@ def run_and_report(settings, tracking, engine=None, trace_sample=None):
 
 
 META_KEYS = ("sys_pearson", "sys_acc", "seg_pearson", "seg_acc_t")  # printed as logged: meta.<key> in MLflow
-SPAN_KEYS = ("char_precision", "char_recall", "char_f1", "span_precision", "span_recall", "span_f1")
+SPAN_KEYS = ("mpp_precision", "mpp_recall", "mpp_f", "wmt25_precision", "wmt25_recall", "wmt25_f",
+             "char_precision", "char_recall", "char_f1", "span_precision", "span_recall", "span_f1")
+SPAN_LABELS = {"mpp_f": " (micro MPP, Perrella et al. 2026)", "wmt25_f": " (WMT25 character counts)",
+               "char_f1": " (legacy pooled character F1)", "span_f1": " (legacy: one shared character matches)"}
 
 
 def meta_reasons(meta: dict) -> dict[str, str]:
@@ -324,7 +327,10 @@ def print_summary(console, result) -> None:
             "rater spans):")
         for key in SPAN_KEYS:
             if key in result.spans:
-                say(f"  span {key}: {number(result.spans[key], reasons[key])}")
+                say(f"  span {key}: {number(result.spans[key], reasons.get(key))}{SPAN_LABELS.get(key, '')}")
+        per_rater = {k.rsplit(".", 1)[0]: v for k, v in result.spans.items() if k.endswith(".mpp_f")}
+        if len(per_rater) > 1:
+            say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
     if getattr(result, "ceiling", None) is not None:  # several raters scored some judged cells
         from tribunal.cli.mt_agreement import ceiling_lines
 

@@ -113,6 +113,7 @@ def test_span_f1_against_the_wmt23_raters(program, env, tmp_path, wmt23_root):
         output = evaluate(api_base, wmt23_root, "zh-en", out, program, "--limit", "6", "--rated-only")
     assert "scored 6, unscored 0" in output
     assert re.search(r"span char_f1: \d\.\d{4}", output) and re.search(r"span char_precision: \d\.\d{4}", output)
+    assert re.search(r"span mpp_f: \d\.\d{4} \(micro MPP", output) and re.search(r"span wmt25_f: \d\.\d{4}", output)
     records = [json.loads(line) for line in (out / "errors.jsonl").read_text().splitlines()]
     assert all(e["start"] is not None for r in records for e in r["errors"])  # spans located in the translation
 

@@ -57,8 +57,13 @@ def test_the_run_summary_counts_spans_by_grounding():
     item = JudgeItem("k", "source", TEXT)
     items = RunItems(cells=[], items={"k": item}, systems=[])
     result = ItemResult(key="k", status="scored", score=-6.0,
-                        errors=[{"span": "Haus"}, {"span": "das haus"}, {"span": "Dan ging er"}, {"span": "Katze"}])
-    assert grounding_counts(items, {"k": result}) == {"exact": 1, "normalised": 1, "fuzzy": 1, "ungrounded": 1}
+                        errors=[{"span": "Haus"}, {"span": "das haus"}, {"span": "Dan ging er"}, {"span": "Katze"},
+                                {"span": "source", "is_source_error": True}])
+    counts = grounding_counts(items, {"k": result})
+    assert {k: v for k, v in counts.items() if k.startswith("translation")} == {
+        "translation": 4, "translation_exact": 1, "translation_normalised": 1, "translation_fuzzy": 1,
+        "translation_ungrounded": 1}
+    assert counts["source"] == counts["source_exact"] == 1 and counts["source_ungrounded"] == 0  # kept apart
 
 
 def test_span_f1_of_the_optimizer_metric_uses_grounded_offsets():

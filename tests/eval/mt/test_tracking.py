@@ -31,7 +31,8 @@ def test_run_is_tracked_with_cost_scores_plots_and_no_secret(tmp_path, monkeypat
     assert run.data.tags["tribunal.signature"] == result.signature and "|data:wmt23/zh-en@" in result.signature
     assert metrics["lm_calls"] == len(state.hits) == result.summary["lm_calls"]
     assert metrics["scored"] + metrics["unscored"] == metrics["items"] == 24
-    assert {"meta.seg_pearson", "span.char_f1", "calls.stage1", "distribution.wasserstein"} <= set(metrics)
+    assert {"meta.seg_pearson", "span.char_f1", "span.mpp_f", "span.wmt25_f", "calls.stage1",
+            "distribution.wasserstein"} <= set(metrics)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"outputs", "summary.json", "distribution.png", "distribution.tsv"} <= artifacts
     # debates by round are logged as steps, so `tribunal runs compare --step-metric` can plot them

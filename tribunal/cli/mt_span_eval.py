@@ -1,0 +1,105 @@
+"""``tribunal mt span-eval``: score any span file against any human span file (EM, MP, MPP, WMT25)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from tribunal.cli.console import console as make_console
+from tribunal.cli.console import line
+from tribunal.cli.errors import UserError
+from tribunal.cli.help_policy import examples
+from tribunal.cli.numbers import count, number, p_value
+
+EPILOG = examples(
+    "tribunal mt span-eval --predicted judge.jsonl --gold gold.jsonl",
+    "tribunal mt span-eval --predicted tribunal-out/mt/GEMBA-MQM_zh-en_gpt-4o-mini-1a2b3c4d "
+    "--gold ~/.tribunal/data/wmt23/human-scores/zh-en.mqm.rater1.seg.rating --measure wmt25",
+    "tribunal mt span-eval --predicted a.tsv --predicted b.tsv --gold gold.tsv --averaging macro --output spans.json",
+    "tribunal mt span-eval --predicted judge.jsonl --gold esa.jsonl --severity-weights minor=1,major=5 --side both")
+
+FORMAT_HELP = "jsonl | esa | mqm-tsv | wmt25-tsv | wmt-rating | tribunal (default: told from the file)"
+
+
+def span_eval(
+    predicted: List[Path] = typer.Option(..., "--predicted", metavar="FILE", help="A judge's spans (repeatable: "
+                                         "several judges are tested against each other and clustered)."),
+    gold: List[Path] = typer.Option(..., "--gold", metavar="FILE", help="Human spans (repeatable: several raters; a "
+                                    "judge is scored against each, pooled, beside the raters' own ceiling)."),
+    measure: str = typer.Option("mpp", "--measure", help="em | mp | mpp | wmt25 (character counts)."),
+    matching: str = typer.Option("one-to-one", "--matching", help="one-to-one | many-to-many."),
+    assignment: str = typer.Option("optimal", "--assignment", help="optimal | greedy (one-to-one matching)."),
+    averaging: str = typer.Option("micro", "--averaging", help="micro | macro over segments."),
+    severity_penalty: float = typer.Option(0.0, "--severity-penalty", min=0.0, max=1.0,
+                                           help="Credit x (1 - X) for a matched pair of different severities."),
+    severity_weights: Optional[str] = typer.Option(None, "--severity-weights", metavar="SEV=W,...",
+                                                   help="Weight of each span by its severity, e.g. minor=1,major=5."),
+    side: str = typer.Option("target", "--side", help="target | source | both (spans match only on their side)."),
+    predicted_format: Optional[str] = typer.Option(None, "--predicted-format", help=FORMAT_HELP),
+    gold_format: Optional[str] = typer.Option(None, "--gold-format", help=FORMAT_HELP),
+    gold_rater: Optional[str] = typer.Option(None, "--gold-rater", metavar="NAME",
+                                             help="One rater of an MQM TSV (rater column) or ESA file (annotator)."),
+    samples: int = typer.Option(1000, "--samples", min=10, help="Permutation and bootstrap draws (several judges)."),
+    seed: int = typer.Option(1234, "--seed", help="Seed of the draws."),
+    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE.json",
+                                          help="Write precision, recall, f, the counts and the settings as JSON."),
+) -> None:
+    """Span P, R and F (EM, MP, MPP, WMT25) against human error spans.
+
+    The default is the measure Perrella et al. (2026) recommend: micro-averaged MPP (partial overlap,
+    partial credit) with an optimal one-to-one matching, on target-side spans. Segments are those in
+    both files. See docs/reference/span-eval.md for the definitions and the choices made.
+    """
+    import json
+
+    from pydantic import ValidationError
+
+    from tribunal.eval.data.atomic import write_text_atomically
+    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.eval.data.output_paths import writable_file
+    from tribunal.eval.meta.spans.job import SpanEvalRequest, run_span_eval
+    from tribunal.eval.meta.spans.options import SpanOptions, parse_weights
+
+    try:
+        weights = parse_weights(severity_weights) if severity_weights else None
+    except ValueError as err:
+        raise UserError(f"--severity-weights: {err}") from None
+    try:
+        options = SpanOptions(measure=measure, matching=matching, assignment=assignment, averaging=averaging,
+                              severity_penalty=severity_penalty, severity_weights=weights, side=side)
+    except ValidationError as err:
+        first = err.errors()[0]
+        flag = "--" + str(first["loc"][0]).replace("_", "-")
+        raise UserError(f"{flag}: {first['msg']}") from None
+    if output:
+        writable_file(output, "--output")
+    request = SpanEvalRequest(list(predicted), list(gold), options, predicted_format, gold_format, gold_rater,
+                              samples, seed)
+    try:
+        result = run_span_eval(request)
+    except (DataFormatError, ValueError) as err:
+        raise UserError(str(err)) from None
+    print_result(make_console(), result)
+    if output:
+        write_text_atomically(output, json.dumps(result, indent=2, default=list) + "\n")
+
+
+def print_result(console, result: dict) -> None:
+    say = lambda text: line(console, text)  # noqa: E731
+    say(f"span measure: {result['signature']}")
+    for name, s in result["judges"].items():
+        say(f"{name}: precision {number(s['precision'])}, recall {number(s['recall'])}, F {number(s['f'])} "
+            f"({count(s['segments'])} segment-rater pairs; {count(s['predicted_spans'])} predicted, "
+            f"{count(s['gold_spans'])} gold spans; {count(s['dropped_empty'])} empty spans left out; "
+            f"{count(s['segments_not_judged'])} rated segments not judged)")
+    for name, s in result.get("ceiling", {}).items():
+        say(f"  ceiling {name} vs the other raters: precision {number(s['precision'])}, recall "
+            f"{number(s['recall'])}, F {number(s['f'])}")
+    for t in result.get("tests", []):
+        low, high = t["interval"]
+        say(f"  {t['a']} - {t['b']}: delta F {number(t['delta'])} [95% {number(low)}, {number(high)}], "
+            f"p = {p_value(t['p_value'])} ({t['samples']} permutations)")
+    if result.get("ranking"):
+        say("  clusters: " + ", ".join(f"{r['rank']}. {r['judge']} ({number(r['f'])})" for r in result["ranking"]))
