@@ -16,6 +16,11 @@ gepa            GEPA                               N metric calls (rollouts) in 
 ``--teacher-lm`` runs the teacher (bootstrapping demos) where the optimizer has one; the prompt LM
 (``--prompt-lm``) proposes instructions (MIPROv2), advice (SIMBA) or reflections (GEPA).
 Optimizers without a seed knob get their training set shuffled by ``--seed`` instead.
+
+Under a corpus-level ``--objective`` (:mod:`tribunal.optimizers.objectives`) every optimizer's
+candidates are re-chosen by it on dev (:mod:`tribunal.optimizers.objective_selection`); GEPA also
+keeps proposals by it (:mod:`tribunal.optimizers.gepa_acceptance`) with feedback naming ranking
+errors (:mod:`tribunal.optimizers.ranking_feedback`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ class TuningContext:
     demos: int = 4
     labeler: Any = None
     """A ``DemoLabeler`` turning training examples into each predictor's demos (None: they are demos)."""
+    objective: Any = None
+    """The parsed ``--objective`` (:class:`~tribunal.optimizers.objectives.Objective`; None: ``item``)."""
+
+    @property
+    def corpus_objective(self) -> bool:
+        """Whether the objective is more than the per-item metric (optimizers then choose by it)."""
+        return self.objective is not None and not self.objective.is_item
 
 
 @dataclass
@@ -129,9 +141,23 @@ def _simba(ctx: TuningContext) -> Plan:
 def _gepa(ctx: TuningContext) -> Plan:
     from dspy.teleprompt import GEPA
 
-    knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(3, len(ctx.train)), "seed": ctx.seed}
-    optimizer = GEPA(metric=ctx.metric.with_feedback, reflection_lm=ctx.prompt_lm, num_threads=ctx.threads,
-                     track_stats=True, **knobs)
+    from tribunal.optimizers.gepa_acceptance import CORPUS_MINIBATCH, ObjectiveAcceptance
+
+    minibatch = CORPUS_MINIBATCH if ctx.corpus_objective else 3
+    knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(minibatch, len(ctx.train)),
+             "seed": ctx.seed}
+    feedback, extra = ctx.metric.with_feedback, {}
+    if ctx.corpus_objective:  # keep proposals by the objective; feedback names ranking errors (MT)
+        from tribunal.optimizers.mt_metric import MQMMetric
+        from tribunal.optimizers.ranking_feedback import RankingFeedback
+
+        if isinstance(ctx.metric, MQMMetric):
+            feedback = RankingFeedback(ctx.metric)
+        extra = {"gepa_kwargs": {"acceptance_criterion": ObjectiveAcceptance(ctx.objective, ctx.train)}}
+        knobs["acceptance"] = ctx.objective.name
+    settings = {k: v for k, v in knobs.items() if k != "acceptance"}
+    optimizer = GEPA(metric=feedback, reflection_lm=ctx.prompt_lm, num_threads=ctx.threads, track_stats=True,
+                     **settings, **extra)
     return Plan(optimizer, {"valset": ctx.dev}, knobs)
 
 
