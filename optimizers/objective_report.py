@@ -46,24 +46,36 @@ def _segments(golds: Sequence[Any]) -> list[list[int]]:
     return list(groups.values())
 
 
-def bootstrap(statistic: Any, predictions: Sequence[Any], golds: Sequence[Any], seed: int = 0,
-              draws: int = DRAWS, level: float = LEVEL) -> ScoreInterval:
-    """``statistic(predictions, golds)`` and its percentile interval over segment resamples."""
-    value = float(statistic(predictions, golds))
+def _draws(golds: Sequence[Any], seed: int, draws: int):
+    """Per draw: the drawn item indices and their golds (copies of segmented ones tagged ``_draw``)."""
     groups = _segments(golds)
-    if len(groups) < 2 or draws < 1:
-        return ScoreInterval(value, math.nan, math.nan)
     rng = np.random.default_rng(seed)
-    values = []
     for _ in range(draws):
-        preds, picked = [], []
+        indices, picked = [], []
         for copy, group in enumerate(rng.integers(0, len(groups), len(groups))):
             for index in groups[group]:
-                preds.append(predictions[index])
                 gold = golds[index]
                 pooled = not hasattr(gold, "get") or gold.get("seg_id") is None  # one row for all: keep it one
+                indices.append(index)
                 picked.append(gold if pooled else gold.copy(_draw=copy))
-        values.append(float(statistic(preds, picked)))
+        yield indices, picked
+
+
+def bootstrap(statistic: Any, predictions: Sequence[Any], golds: Sequence[Any], seed: int = 0,
+              draws: int = DRAWS, level: float = LEVEL, item_scores: Sequence[float] | None = None) -> ScoreInterval:
+    """``statistic(predictions, golds[, item_scores=...])`` and its percentile interval over segment resamples.
+
+    ``item_scores`` (the per-item metric, computed once) is passed on, resampled, when given.
+    """
+    def call(preds: Sequence[Any], picked: Sequence[Any], scores: Sequence[float] | None) -> float:
+        return float(statistic(preds, picked) if scores is None else statistic(preds, picked, item_scores=scores))
+
+    value = call(predictions, golds, item_scores)
+    if len(_segments(golds)) < 2 or draws < 1:
+        return ScoreInterval(value, math.nan, math.nan)
+    values = [call([predictions[i] for i in indices], picked,
+                   None if item_scores is None else [item_scores[i] for i in indices])
+              for indices, picked in _draws(golds, seed, draws)]
     low, high = np.nanpercentile(values, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
     return ScoreInterval(value, float(low), float(high))
 
@@ -82,5 +94,6 @@ def score_both(objective: Any, predictions: Sequence[Any], golds: Sequence[Any],
     from tribunal.optimizers.objectives import OBJECTIVES, Objective
 
     item = Objective(((OBJECTIVES["item"], 1.0),), objective.metric)
-    return ObjectiveScores(bootstrap(objective.value, predictions, golds, seed, draws),
-                           bootstrap(item.value, predictions, golds, seed, draws))
+    scores = item.item_scores(predictions, golds)  # judged once; the draws reuse them
+    return ObjectiveScores(bootstrap(objective.value, predictions, golds, seed, draws, item_scores=scores),
+                           bootstrap(item.value, predictions, golds, seed, draws, item_scores=scores))

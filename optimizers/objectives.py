@@ -88,18 +88,28 @@ class Objective:
         """Whether this is the per-item proxy alone (the optimizers' own choice stands)."""
         return self.name == "item"
 
-    def _one(self, spec: ObjectiveSpec, predictions: Sequence[Any], golds: Sequence[Any]) -> float:
+    def item_scores(self, predictions: Sequence[Any], golds: Sequence[Any]) -> list[float]:
+        """The judge metric per item (unscored: 0), what ``item`` averages."""
+        return [self.metric.outcome(g, p).score or 0.0 for p, g in zip(predictions, golds)]
+
+    def _one(self, spec: ObjectiveSpec, predictions: Sequence[Any], golds: Sequence[Any],
+             item_scores: Sequence[float] | None) -> float:
         if spec.statistic is None:
-            outcomes = [self.metric.outcome(g, p) for p, g in zip(predictions, golds)]
-            return sum(o.score or 0.0 for o in outcomes) / len(outcomes) if outcomes else 0.0
+            scores = self.item_scores(predictions, golds) if item_scores is None else item_scores
+            return sum(scores) / len(scores) if len(scores) else 0.0
         return float(spec.statistic(predictions, golds))
 
-    def value(self, predictions: Sequence[Any], golds: Sequence[Any]) -> float:
-        """The objective on these predictions (a mix: weighted mean of the 0..1 values)."""
+    def value(self, predictions: Sequence[Any], golds: Sequence[Any],
+              item_scores: Sequence[float] | None = None) -> float:
+        """The objective on these predictions (a mix: weighted mean of the 0..1 values).
+
+        ``item_scores``: the judge metric per item when already computed (:meth:`item_scores`).
+        """
         if len(self.parts) == 1:
-            return self._one(self.parts[0][0], predictions, golds)
+            return self._one(self.parts[0][0], predictions, golds, item_scores)
         total = sum(weight for _, weight in self.parts)
-        return sum(weight * spec.normalise(self._one(spec, predictions, golds)) for spec, weight in self.parts) / total
+        return sum(weight * spec.normalise(self._one(spec, predictions, golds, item_scores))
+                   for spec, weight in self.parts) / total
 
 
 def objective_names(kind: str | None = None) -> list[str]:

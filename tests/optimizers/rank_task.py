@@ -47,7 +47,7 @@ class RankJudge(dspy.Module):
         super().__init__()
         self.judge = dspy.Predict(RankScore)
 
-    def forward(self, source: str, translation: str):
+    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         return self.judge(source=source, translation=translation)
 
 
