@@ -7,7 +7,10 @@ task LM is scripted (``tests/optimizers/rank_task.py``'s two modes on the TED hu
 - A, what the untuned judge does: the human score plus a fixed pseudo-random error of 0.5-3 points
   (close to each score, rankings within a segment partly wrong);
 - B, what tuning can add (demos in the prompt, or the phrase the scripted prompt LM proposes): the
-  human score minus 8 (far from each score, every ranking right).
+  human score minus 8 (far from each score, rankings right). "The human score" is the first
+  annotation of the translation, so where two raters scored one translation differently B is not
+  perfect (its acc_eq is below 1). LabeledFewShot's raw TED examples carry no ``score`` field, so
+  they make no demos for this judge (it stays A); BootstrapFewShot's traces do (it becomes B).
 So the table shows the mechanics -- which candidate each optimizer ends with under each objective,
 and the bootstrap interval reported with it -- not the behaviour of any model. Whether a real
 judge has such a trade-off between closeness and ranking, and how large, needs a real model.

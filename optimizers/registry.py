@@ -19,7 +19,7 @@ Optimizers without a seed knob get their training set shuffled by ``--seed`` ins
 
 Under a corpus-level ``--objective`` (:mod:`tribunal.optimizers.objectives`) every optimizer's
 candidates are re-chosen by it on dev (:mod:`tribunal.optimizers.objective_selection`); GEPA also
-keeps proposals by it (:mod:`tribunal.optimizers.gepa_acceptance`) with feedback naming ranking
+keeps proposals by it (:mod:`tribunal.optimizers.gepa_objective`) with feedback naming ranking
 errors (:mod:`tribunal.optimizers.ranking_feedback`).
 """
 
@@ -141,23 +141,24 @@ def _simba(ctx: TuningContext) -> Plan:
 def _gepa(ctx: TuningContext) -> Plan:
     from dspy.teleprompt import GEPA
 
-    from tribunal.optimizers.gepa_acceptance import CORPUS_MINIBATCH, ObjectiveAcceptance
+    from tribunal.optimizers.gepa_objective import CORPUS_MINIBATCH, ObjectiveAcceptance, SegmentBatchSampler
 
-    minibatch = CORPUS_MINIBATCH if ctx.corpus_objective else 3
-    knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(minibatch, len(ctx.train)),
-             "seed": ctx.seed}
-    feedback, extra = ctx.metric.with_feedback, {}
-    if ctx.corpus_objective:  # keep proposals by the objective; feedback names ranking errors (MT)
+    knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(3, len(ctx.train)), "seed": ctx.seed}
+    feedback, settings = ctx.metric.with_feedback, dict(knobs)
+    if ctx.corpus_objective:  # whole segments per minibatch, proposals kept by the objective, ranking feedback (MT)
         from tribunal.optimizers.mt_metric import MQMMetric
         from tribunal.optimizers.ranking_feedback import RankingFeedback
 
         if isinstance(ctx.metric, MQMMetric):
             feedback = RankingFeedback(ctx.metric)
-        extra = {"gepa_kwargs": {"acceptance_criterion": ObjectiveAcceptance(ctx.objective, ctx.train)}}
-        knobs["acceptance"] = ctx.objective.name
-    settings = {k: v for k, v in knobs.items() if k != "acceptance"}
+        sampler = SegmentBatchSampler(ctx.train, CORPUS_MINIBATCH, ctx.seed)
+        knobs |= {"reflection_minibatch_size": sampler.size, "batch_sampler": "segments",
+                  "acceptance": ctx.objective.name}
+        settings |= {"reflection_minibatch_size": None,  # GEPA takes a size or a sampler, not both
+                     "gepa_kwargs": {"acceptance_criterion": ObjectiveAcceptance(ctx.objective, ctx.train),
+                                     "batch_sampler": sampler}}
     optimizer = GEPA(metric=feedback, reflection_lm=ctx.prompt_lm, num_threads=ctx.threads, track_stats=True,
-                     **settings, **extra)
+                     **settings)
     return Plan(optimizer, {"valset": ctx.dev}, knobs)
 
 

@@ -85,3 +85,15 @@ def test_unscored_dev_items_lower_the_chosen_objective():
         holed = evaluate_program(RankJudge(), DEV, metric, 1)
     assert holed.unscored == len(silent)
     assert objective.value(holed.predictions, DEV) < objective.value(full.predictions, DEV)
+
+
+def test_gepa_minibatches_hold_whole_segments():
+    from tribunal.optimizers.gepa_objective import SegmentBatchSampler
+
+    sampler = SegmentBatchSampler(TRAIN, 6, seed=0)
+    batches = [sampler.next_minibatch_ids(None, None) for _ in range(6)]
+    assert all(len(b) == 6 == len(set(b)) for b in batches)
+    for batch in batches:  # a whole segment of four, then two of the next
+        segments = [TRAIN[i].seg_id for i in batch]
+        assert len(set(segments[:4])) == 1 and len(set(segments[4:])) == 1
+    assert len({TRAIN[i].seg_id for b in batches[:4] for i in b[:4]}) == 4  # segments cycle, not repeat
