@@ -101,9 +101,15 @@ def objective_report(objective: str, scores: dict[str, ObjectiveScores], selecti
     for label, both in scores.items():
         report[label] = {"objective": both.objective.record(), "item": both.item.record()}
     if selection is not None and selection.finalists:
-        report["finalists"] = [{"source": f.source, "optimizer_score": f.own_score, "objective": f.objective,
-                                "item": f.item, "chosen": f is selection.chosen} for f in selection.finalists]
+        report["finalists"] = [{"source": f.source, "optimizer_score": _finite(f.own_score),
+                                "objective": _finite(f.objective), "item": _finite(f.item),
+                                "chosen": f is selection.chosen} for f in selection.finalists]
     return report
+
+
+def _finite(value: float | None) -> float | None:
+    """``value``, or None for NaN (the report is strict JSON)."""
+    return None if value is None or value != value else value
 
 
 def _stage(progress: Callable[[str, int, int | None], Any] | None, label: str,
