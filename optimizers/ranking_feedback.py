@@ -1,7 +1,8 @@
 """Per-example feedback that names ranking errors, for inner loops that need one score per example.
 
 GEPA reflects on one example at a time and SIMBA buckets examples by their score, so both keep
-the item metric as their per-example score. Under a ranking objective the feedback text should
+the item metric as their per-example score (SIMBA shows a metric's feedback to the LM writing its
+rules, GEPA to its reflection LM). Under a ranking objective the feedback text should
 still say what the objective punishes: this metric remembers the latest (judge, human) scores it
 saw per item and adds, to the item metric's own feedback, the worst ordering error against the
 other remembered items, e.g. "Ranked above a translation the raters scored 5 points better (...)".

@@ -133,9 +133,21 @@ def _simba(ctx: TuningContext) -> Plan:
     knobs = {"max_steps": ctx.budget, "num_candidates": max(2, ctx.budget // 2),
              "bsize": min(32, len(ctx.train)), "max_demos": ctx.demos}
     teacher = {"lm": ctx.teacher_lm} if ctx.teacher_lm is not None else None
-    optimizer = SIMBA(metric=ctx.metric, prompt_model=ctx.prompt_lm, teacher_settings=teacher,
-                      num_threads=ctx.threads, **knobs)
+    metric = ctx.metric
+    if ctx.corpus_objective:  # same item score; its feedback (ranking errors for MT) reaches SIMBA's rule prompt
+        metric = _feedback_metric(ctx)
+        knobs["feedback"] = "ranking" if metric is not ctx.metric.with_feedback else "item"
+    optimizer = SIMBA(metric=metric, prompt_model=ctx.prompt_lm, teacher_settings=teacher, num_threads=ctx.threads,
+                      **{k: v for k, v in knobs.items() if k != "feedback"})
     return Plan(optimizer, {"seed": ctx.seed}, knobs)
+
+
+def _feedback_metric(ctx: TuningContext) -> Any:
+    """The item metric with feedback text: naming ranking errors for MT judges, its own otherwise."""
+    from tribunal.optimizers.mt_metric import MQMMetric
+    from tribunal.optimizers.ranking_feedback import RankingFeedback
+
+    return RankingFeedback(ctx.metric) if isinstance(ctx.metric, MQMMetric) else ctx.metric.with_feedback
 
 
 def _gepa(ctx: TuningContext) -> Plan:
@@ -146,11 +158,7 @@ def _gepa(ctx: TuningContext) -> Plan:
     knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(3, len(ctx.train)), "seed": ctx.seed}
     feedback, settings = ctx.metric.with_feedback, dict(knobs)
     if ctx.corpus_objective:  # whole segments per minibatch, proposals kept by the objective, ranking feedback (MT)
-        from tribunal.optimizers.mt_metric import MQMMetric
-        from tribunal.optimizers.ranking_feedback import RankingFeedback
-
-        if isinstance(ctx.metric, MQMMetric):
-            feedback = RankingFeedback(ctx.metric)
+        feedback = _feedback_metric(ctx)
         sampler = SegmentBatchSampler(ctx.train, CORPUS_MINIBATCH, ctx.seed)
         knobs |= {"reflection_minibatch_size": sampler.size, "batch_sampler": "segments",
                   "acceptance": ctx.objective.name}

@@ -97,3 +97,15 @@ def test_gepa_minibatches_hold_whole_segments():
         segments = [TRAIN[i].seg_id for i in batch]
         assert len(set(segments[:4])) == 1 and len(set(segments[4:])) == 1
     assert len({TRAIN[i].seg_id for b in batches[:4] for i in b[:4]}) == 4  # segments cycle, not repeat
+
+
+def test_simba_and_gepa_get_feedback_naming_ranking_errors_under_a_corpus_objective():
+    from tribunal.optimizers.ranking_feedback import RankingFeedback
+
+    for name in ("simba", "gepa"):
+        *_, configured = tune(name, "seg-acc-eq")
+        metric = configured.optimizer.metric if name == "simba" else configured.optimizer.metric_fn
+        assert isinstance(metric, RankingFeedback), name
+        *_, configured = tune(name, "item")
+        assert not isinstance(configured.optimizer.metric if name == "simba" else configured.optimizer.metric_fn,
+                              RankingFeedback)
