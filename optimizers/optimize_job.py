@@ -1,9 +1,10 @@
 """``tribunal optimize``: tune a judge against human labels, track every trial, export the result.
 
 One parent MLflow run holds the params (program and its ``--set`` config, optimizer, budget and its
-knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the objective (``--objective``) and
-the item metric of the untuned and tuned program on dev, each with a seeded bootstrap interval, and the exported program (artifact ``program/program.json``, and the same as an MLflow model registered
-as a version of ``tribunal-<program>``); each trial is a nested run.
+knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the objective
+(``--objective``) and the item metric of the untuned and tuned program on dev, each with a seeded
+bootstrap interval, and the exported program (artifact ``program/program.json``, and the same as an
+MLflow model registered as a version of ``tribunal-<program>``); each trial is a nested run.
 """
 
 from __future__ import annotations
@@ -185,12 +186,14 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
 
     sig = signature({"prog": resolved.label, "set": config_text, "opt": spec.name, "budget": budget,
                      "lm": request.lm, "endpoint": endpoint_label(request.api_base), "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
-                     "metric": metric.name, "objective": objective.name, "train": train.label, "dev": dev.label, "seed": request.seed})
+                     "metric": metric.name, "objective": objective.name, "train": train.label, "dev": dev.label,
+                     "seed": request.seed})
     params = {"program": resolved.label, "program_source": resolved.source, "program_config": config_text,
               "optimizer": spec.name, "dspy_optimizer": spec.dspy_name, "budget": budget,
               "budget_means": spec.budget_meaning,
               **{f"knob.{k}": v for k, v in configured.knobs.items()}, **lms.params(), "api_base": request.api_base,
-              "metric": metric.name, "objective": objective.name, "train": train.spec, "train_hash": train.hash, "train_items": len(train.examples),
+              "metric": metric.name, "objective": objective.name, "train": train.spec, "train_hash": train.hash,
+              "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
               "threads": request.threads}
     from tribunal.eval.tracking.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
@@ -240,7 +243,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
             trials.log(candidate_summary(compiled), tuned.score, len(dev.examples), source="compiled")
         run.log_metrics({"dev_improvement": tuned.score - untuned.score,
-                         "dev_objective_improvement": scores["tuned"].objective.value - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
+                         "dev_objective_improvement": scores["tuned"].objective.value
+                         - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
                          "optimizer_metric_calls": float(metric.calls),
                          "optimizer_unscored": float(metric.unscored_count), **counter.metrics()})
 
