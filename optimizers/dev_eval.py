@@ -17,6 +17,8 @@ from tribunal.optimizers.metric_base import JudgeMetric, Outcome, unscored
 class DevScore:
     outcomes: list[Outcome]
     reasons: Counter = field(default_factory=Counter)
+    predictions: list[Any] = field(default_factory=list)
+    """The program's prediction per item (None where it failed), for corpus-level objectives."""
 
     @property
     def n(self) -> int:
@@ -57,20 +59,21 @@ def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, thr
     """
     from dspy.utils.parallelizer import ParallelExecutor
 
-    def judged(example: Any) -> Outcome:
+    def judged(example: Any) -> tuple[Any, Outcome]:
         try:
             prediction = program(**example.inputs())
         except Exception as err:  # an LM or parse failure makes the item unscored, never a silent zero
-            return unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
-        return metric.outcome(example, prediction)
+            return None, unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
+        return prediction, metric.outcome(example, prediction)
 
-    def one(example: Any) -> Outcome:
-        outcome = judged(example)
+    def one(example: Any) -> tuple[Any, Outcome]:
+        result = judged(example)
         if on_item is not None:
             on_item()
-        return outcome
+        return result
 
     executor = ParallelExecutor(num_threads=max(1, threads), disable_progress_bar=True, max_errors=len(examples) + 1)
-    outcomes = executor.execute(one, examples)
-    outcomes = [o if o is not None else unscored("evaluation thread failed") for o in outcomes]
-    return DevScore(outcomes, Counter(o.reason for o in outcomes if not o.scored))
+    results = [r if r is not None else (None, unscored("evaluation thread failed"))
+               for r in executor.execute(one, examples)]
+    outcomes = [outcome for _, outcome in results]
+    return DevScore(outcomes, Counter(o.reason for o in outcomes if not o.scored), [p for p, _ in results])

@@ -92,6 +92,25 @@ def severity_accuracy(predicted: list[Span], gold: list[Span]) -> float | None:
     return sum(pairs) / len(pairs) if pairs else None
 
 
+def predicted_mqm_score(pred: Any) -> tuple[float | None, str | None]:
+    """A prediction's score on MQM's scale, or ``(None, why it has none)``."""
+    raw = _get(pred, "score")
+    if raw is None or isinstance(raw, bool):
+        return None, "no MQM score in the prediction"
+    try:
+        predicted = float(raw)
+    except (TypeError, ValueError):
+        return None, f"MQM score {str(raw)[:40]!r} is not a number"
+    if math.isnan(predicted):
+        return None, "MQM score is NaN"
+    scale = _get(pred, "scale")
+    if scale is not None:
+        if scale not in TO_MQM_SCALE:
+            return None, f"unknown score scale {scale!r}"
+        predicted = TO_MQM_SCALE[scale](predicted)
+    return predicted, None
+
+
 class MQMMetric(JudgeMetric):
     """Agreement with human MQM labels: score, span F1 and severity accuracy."""
 
@@ -104,17 +123,9 @@ class MQMMetric(JudgeMetric):
         self.scale = scale
 
     def judge(self, gold: Any, pred: Any) -> Outcome:
-        raw = _get(pred, "score")
-        if raw is None or isinstance(raw, bool):
-            return unscored("no MQM score in the prediction")
-        predicted_score = float(raw)
-        if math.isnan(predicted_score):
-            return unscored("MQM score is NaN")
-        scale = _get(pred, "scale")
-        if scale is not None:
-            if scale not in TO_MQM_SCALE:
-                return unscored(f"unknown score scale {scale!r}")
-            predicted_score = TO_MQM_SCALE[scale](predicted_score)
+        predicted_score, problem = predicted_mqm_score(pred)
+        if predicted_score is None:
+            return unscored(problem)
         human = float(gold.get("gold_score"))
         translation = gold.get("translation") or ""
         located, missing = locate(_get(pred, "errors"), translation)

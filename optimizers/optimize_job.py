@@ -1,9 +1,10 @@
 """``tribunal optimize``: tune a judge against human labels, track every trial, export the result.
 
 One parent MLflow run holds the params (program and its ``--set`` config, optimizer, budget and its
-knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the untuned and tuned dev scores,
-and the exported program (artifact ``program/program.json``, and the same as an MLflow model registered
-as a version of ``tribunal-<program>``); each trial is a nested run.
+knobs, LM per role, data slices and hashes, seed), the reproducibility signature, the objective
+(``--objective``) and the item metric of the untuned and tuned program on dev, each with a seeded
+bootstrap interval, and the exported program (artifact ``program/program.json``, and the same as an
+MLflow model registered as a version of ``tribunal-<program>``); each trial is a nested run.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tribunal.eval.tracking.signature import signature
 from tribunal.optimizers.dev_eval import DevScore, evaluate_program
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
+from tribunal.optimizers.objective_report import ObjectiveScores
 from tribunal.optimizers.registry import TuningContext, optimizer_spec, plan, run_plan
 
 METRICS = {"mt": MQMMetric, "equiv": EquivalenceMetric}
@@ -53,6 +55,8 @@ class OptimizeRequest(BaseModel):
     max_tokens: int | None = Field(None, gt=0, description="Most tokens an answer may have (every role).")
     timeout: float | None = Field(None, gt=0, description="Seconds to wait for an answer (every role).")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
+    objective: str = Field("item", description="What candidates are chosen by: item, seg-acc-eq, kendall, pearson, "
+                                               "balanced-accuracy, f1-different or a mix NAME=W,NAME=W.")
     out: Path | None = None
 
 
@@ -70,6 +74,11 @@ class OptimizeResult:
     """The registered MLflow model (:class:`~tribunal.eval.tracking.judge_model_log.LoggedJudge`), if tracked."""
     skipped: dict = field(default_factory=dict)
     """``{"train": Counter, "dev": Counter}``: items of an ``mlflow:`` slice left out, by reason."""
+    objective: str = "item"
+    scores: dict[str, ObjectiveScores] = field(default_factory=dict)
+    """``{"untuned": ..., "tuned": ...}``: objective and item metric on dev, with bootstrap intervals."""
+    selection: Any = None
+    """How the objective chose among the optimizer's candidates (``objective_selection.Selection``)."""
 
 
 def _setting(value: Any) -> str:
@@ -77,9 +86,31 @@ def _setting(value: Any) -> str:
     return "+".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
-def _log_scores(run: Any, dev: DevScore, label: str) -> None:
+def _log_scores(run: Any, dev: DevScore, label: str, both: ObjectiveScores | None = None) -> None:
     run.log_metrics(dev.metrics(f"dev_{label}_"))
+    if both is not None:
+        run.log_metrics({**both.objective.metrics(f"dev_{label}_objective"), **both.item.metrics(f"dev_{label}_item")})
     run.log_text("\n".join(json.dumps(row) for row in dev.rows()) + "\n", f"dev/{label}.jsonl")
+
+
+def objective_report(objective: str, scores: dict[str, ObjectiveScores], selection: Any) -> dict[str, Any]:
+    """The dev report's objective part (artifact ``dev/objective.json``, the export's metadata)."""
+    from tribunal.optimizers.objective_report import DRAWS, LEVEL
+
+    report: dict[str, Any] = {"objective": objective, "interval": f"bootstrap percentile {LEVEL:.0%} over segments, "
+                                                                  f"{DRAWS} draws, seeded by --seed"}
+    for label, both in scores.items():
+        report[label] = {"objective": both.objective.record(), "item": both.item.record()}
+    if selection is not None and selection.finalists:
+        report["finalists"] = [{"source": f.source, "optimizer_score": _finite(f.own_score),
+                                "objective": _finite(f.objective), "item": _finite(f.item),
+                                "chosen": f is selection.chosen} for f in selection.finalists]
+    return report
+
+
+def _finite(value: float | None) -> float | None:
+    """``value``, or None for NaN (the report is strict JSON)."""
+    return None if value is None or value != value else value
 
 
 def _stage(progress: Callable[[str, int, int | None], Any] | None, label: str,
@@ -132,6 +163,9 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
         dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
     metric = METRICS[train.kind]()
+    from tribunal.optimizers.objectives import parse_objective
+
+    objective = parse_objective(request.objective, train.kind, metric)
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env,
                          limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
@@ -142,7 +176,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     budget = request.budget or spec.default_budget
     ctx = TuningContext(metric=metric, budget=budget, seed=request.seed, train=train.examples, dev=dev.examples,
                         task_lm=lms.task, teacher_lm=lms.teacher, prompt_lm=lms.prompt, threads=request.threads,
-                        demos=request.demos, labeler=labeler_for(resolved.name))
+                        demos=request.demos, labeler=labeler_for(resolved.name), objective=objective)
     configured = plan(spec, ctx)
     out = request.out or Path("tribunal-out/optimized") / f"{resolved.name}-{spec.name}.json"
     writable_file(out, "--out")  # before the optimizer pays for anything
@@ -152,12 +186,14 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
 
     sig = signature({"prog": resolved.label, "set": config_text, "opt": spec.name, "budget": budget,
                      "lm": request.lm, "endpoint": endpoint_label(request.api_base), "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
-                     "metric": metric.name, "train": train.label, "dev": dev.label, "seed": request.seed})
+                     "metric": metric.name, "objective": objective.name, "train": train.label, "dev": dev.label,
+                     "seed": request.seed})
     params = {"program": resolved.label, "program_source": resolved.source, "program_config": config_text,
               "optimizer": spec.name, "dspy_optimizer": spec.dspy_name, "budget": budget,
               "budget_means": spec.budget_meaning,
               **{f"knob.{k}": v for k, v in configured.knobs.items()}, **lms.params(), "api_base": request.api_base,
-              "metric": metric.name, "train": train.spec, "train_hash": train.hash, "train_items": len(train.examples),
+              "metric": metric.name, "objective": objective.name, "train": train.spec, "train_hash": train.hash,
+              "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
               "threads": request.threads}
     from tribunal.eval.tracking.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
@@ -169,7 +205,10 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         with dspy.context(lm=lms.task, callbacks=[counter]):
             untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
                                        _stage(progress, "dev set, untuned", len(dev.examples)))
-        _log_scores(run, untuned, "untuned")
+        from tribunal.optimizers.objective_report import score_both
+
+        scores = {"untuned": score_both(objective, untuned.predictions, dev.examples, request.seed)}
+        _log_scores(run, untuned, "untuned", scores["untuned"])
         if untuned.scored == 0:  # a wrong model name, endpoint or key: stop before the optimizer pays for it
             reason, _ = untuned.reasons.most_common(1)[0]
             raise UserError(f"every dev item failed with the untuned program (e.g. {reason}); check --lm / --api-base")
@@ -180,18 +219,38 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
             compiled = run_plan(configured, resolved.program, train.examples, request.seed)
         run.log_text(log.getvalue() or "(no output)\n", "optimizer.log")
         log_posthoc_candidates(trials, compiled)
+        from tribunal.optimizers.objective_selection import select_by_objective
+
+        def rescore(program: Any) -> DevScore:
+            with dspy.context(lm=lms.task, callbacks=[counter]):
+                return evaluate_program(program, dev.examples, metric, request.threads)
+
+        def log_finalist(finalist: Any) -> None:
+            trials.log(candidate_summary(finalist.program), finalist.objective, len(dev.examples),
+                       source=f"objective:{finalist.source}")
+
+        selection = select_by_objective(compiled, objective, rescore, dev.examples, on_scored=log_finalist)
+        compiled = selection.program
 
         with dspy.context(lm=lms.task, callbacks=[counter]):
             tuned = evaluate_program(compiled, dev.examples, metric, request.threads,
                                      _stage(progress, "dev set, tuned", len(dev.examples)))
-        _log_scores(run, tuned, "tuned")
+        scores["tuned"] = score_both(objective, tuned.predictions, dev.examples, request.seed)
+        _log_scores(run, tuned, "tuned", scores["tuned"])
+        report = objective_report(objective.name, scores, selection)
+        run.log_text(json.dumps(report, indent=2) + "\n", "dev/objective.json")
+        run.set_tags({"tribunal.objective": objective.name})
         if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
             trials.log(candidate_summary(compiled), tuned.score, len(dev.examples), source="compiled")
-        run.log_metrics({"dev_improvement": tuned.score - untuned.score, "trials": float(len(trials.trials)),
+        run.log_metrics({"dev_improvement": tuned.score - untuned.score,
+                         "dev_objective_improvement": scores["tuned"].objective.value
+                         - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
                          "optimizer_metric_calls": float(metric.calls),
                          "optimizer_unscored": float(metric.unscored_count), **counter.metrics()})
 
         metadata = {"optimizer": spec.name, "budget": budget, "knobs": configured.knobs, "metric": metric.name,
+                    "objective": objective.name, "dev_objective": scores["tuned"].objective.value,
+                    "dev_objective_untuned": scores["untuned"].objective.value, "dev_objective_report": report,
                     "dev_score": tuned.score, "dev_score_untuned": untuned.score, "dev_unscored": tuned.unscored,
                     "dev_data": dev.label, "train_data": train.label, "train_data_hash": train.hash,
                     "seed": request.seed, "run_id": run.run_id, "signature": sig,
@@ -203,7 +262,9 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
             run.log_artifact(artifact, ARTIFACT_DIR)
             # The tuned judge as an MLflow model (from code, the export as its artifact), a version of tribunal-<program>.
             model = log_judge_model(run, artifact, document, train.kind,
-                                    {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score})
+                                    {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score,
+                                     "objective": objective.name, "dev_objective": scores["tuned"].objective.value})
         log_tuned_prompts(run, compiled, resolved.name, document)
     return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
-                          skipped={"train": train.skipped, "dev": dev.skipped})
+                          skipped={"train": train.skipped, "dev": dev.skipped}, objective=objective.name, scores=scores,
+                          selection=selection)

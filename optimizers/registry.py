@@ -16,6 +16,11 @@ gepa            GEPA                               N metric calls (rollouts) in 
 ``--teacher-lm`` runs the teacher (bootstrapping demos) where the optimizer has one; the prompt LM
 (``--prompt-lm``) proposes instructions (MIPROv2), advice (SIMBA) or reflections (GEPA).
 Optimizers without a seed knob get their training set shuffled by ``--seed`` instead.
+
+Under a corpus-level ``--objective`` (:mod:`tribunal.optimizers.objectives`) every optimizer's
+candidates are re-chosen by it on dev (:mod:`tribunal.optimizers.objective_selection`); GEPA also
+keeps proposals by it (:mod:`tribunal.optimizers.gepa_objective`) with feedback naming ranking
+errors (:mod:`tribunal.optimizers.ranking_feedback`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ class TuningContext:
     demos: int = 4
     labeler: Any = None
     """A ``DemoLabeler`` turning training examples into each predictor's demos (None: they are demos)."""
+    objective: Any = None
+    """The parsed ``--objective`` (:class:`~tribunal.optimizers.objectives.Objective`; None: ``item``)."""
+
+    @property
+    def corpus_objective(self) -> bool:
+        """Whether the objective is more than the per-item metric (optimizers then choose by it)."""
+        return self.objective is not None and not self.objective.is_item
 
 
 @dataclass
@@ -121,17 +133,40 @@ def _simba(ctx: TuningContext) -> Plan:
     knobs = {"max_steps": ctx.budget, "num_candidates": max(2, ctx.budget // 2),
              "bsize": min(32, len(ctx.train)), "max_demos": ctx.demos}
     teacher = {"lm": ctx.teacher_lm} if ctx.teacher_lm is not None else None
-    optimizer = SIMBA(metric=ctx.metric, prompt_model=ctx.prompt_lm, teacher_settings=teacher,
-                      num_threads=ctx.threads, **knobs)
+    metric = ctx.metric
+    if ctx.corpus_objective:  # same item score; its feedback (ranking errors for MT) reaches SIMBA's rule prompt
+        metric = _feedback_metric(ctx)
+        knobs["feedback"] = "ranking" if metric is not ctx.metric.with_feedback else "item"
+    optimizer = SIMBA(metric=metric, prompt_model=ctx.prompt_lm, teacher_settings=teacher, num_threads=ctx.threads,
+                      **{k: v for k, v in knobs.items() if k != "feedback"})
     return Plan(optimizer, {"seed": ctx.seed}, knobs)
+
+
+def _feedback_metric(ctx: TuningContext) -> Any:
+    """The item metric with feedback text: naming ranking errors for MT judges, its own otherwise."""
+    from tribunal.optimizers.mt_metric import MQMMetric
+    from tribunal.optimizers.ranking_feedback import RankingFeedback
+
+    return RankingFeedback(ctx.metric) if isinstance(ctx.metric, MQMMetric) else ctx.metric.with_feedback
 
 
 def _gepa(ctx: TuningContext) -> Plan:
     from dspy.teleprompt import GEPA
 
+    from tribunal.optimizers.gepa_objective import CORPUS_MINIBATCH, ObjectiveAcceptance, SegmentBatchSampler
+
     knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(3, len(ctx.train)), "seed": ctx.seed}
-    optimizer = GEPA(metric=ctx.metric.with_feedback, reflection_lm=ctx.prompt_lm, num_threads=ctx.threads,
-                     track_stats=True, **knobs)
+    feedback, settings = ctx.metric.with_feedback, dict(knobs)
+    if ctx.corpus_objective:  # whole segments per minibatch, proposals kept by the objective, ranking feedback (MT)
+        feedback = _feedback_metric(ctx)
+        sampler = SegmentBatchSampler(ctx.train, CORPUS_MINIBATCH, ctx.seed)
+        knobs |= {"reflection_minibatch_size": sampler.size, "batch_sampler": "segments",
+                  "acceptance": ctx.objective.name}
+        settings |= {"reflection_minibatch_size": None,  # GEPA takes a size or a sampler, not both
+                     "gepa_kwargs": {"acceptance_criterion": ObjectiveAcceptance(ctx.objective, ctx.train),
+                                     "batch_sampler": sampler}}
+    optimizer = GEPA(metric=feedback, reflection_lm=ctx.prompt_lm, num_threads=ctx.threads, track_stats=True,
+                     **settings)
     return Plan(optimizer, {"valset": ctx.dev}, knobs)
 
 

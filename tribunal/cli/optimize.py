@@ -22,6 +22,9 @@ BUDGET_HELP = "How much the optimizer may do; what N counts depends on --optimiz
     f"{name}: {spec.budget_meaning} (default {spec.default_budget})" for name, spec in OPTIMIZERS.items()) + "."
 SET_HELP = ("A program setting, repeatable; checked by the program's own config and kept in the export "
             "(e.g. rubric=component for equiv-llm; strategy=deliberation, rounds=2, ablate=stage2,stage3 for mmad).")
+OBJECTIVE_HELP = ("What the optimizer's candidates are chosen by, on --dev: item (the per-item metric, default), "
+                  "seg-acc-eq, kendall, pearson (MT), balanced-accuracy, f1-different (equivalence), or a weighted "
+                  "mix such as seg-acc-eq=0.7,item=0.3 (docs/guides/objectives.md).")
 TEACHERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_teacher)
 PROMPTERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_prompt_lm)
 EPILOG = examples(
@@ -58,6 +61,7 @@ def optimize(
     prompt_lm: Optional[str] = typer.Option(
         None, "--prompt-lm", help=f"LM proposing instructions or reflecting (optimizers {PROMPTERS}; default: --lm)."),
     budget: Optional[int] = typer.Option(None, "--budget", min=1, help=BUDGET_HELP),
+    objective: str = typer.Option("item", "--objective", metavar="NAME|NAME=W,...", help=OBJECTIVE_HELP),
     seed: int = typer.Option(0, "--seed", help="Random seed (training order, candidate sampling)."),
     threads: int = typer.Option(4, "--threads", min=1, max=256, help="Concurrent LM calls."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
@@ -89,6 +93,7 @@ def optimize(
                                   train=train, dev=dev, lm=lm, api_base=api_base, api_key_env=api_key_env,
                                   teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
                                   threads=threads, cache=cache, max_tokens=max_tokens, timeout=timeout, out=out,
+                                  objective=objective,
                                   **({"reasks": reasks} if reasks is not None else {}))
     except ValidationError as err:
         first = err.errors()[0]
@@ -99,6 +104,11 @@ def optimize(
     console = make_console()
     line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
+    for label in ("untuned", "tuned"):
+        both = result.scores.get(label)
+        if both is not None:
+            line(console, f"dev {label}: objective {result.objective} {both.objective.text()}; "
+                          f"item metric {both.item.text()}  (95% bootstrap intervals)")
     line(console, f"program: {result.out}")
     line(console, f"signature: {result.signature}")
     for role, skipped in result.skipped.items():
