@@ -148,3 +148,21 @@ def f1_different(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
 
     labels, said = verdicts(predictions, golds)
     return float(f1_score(labels, said, pos_label="different", zero_division=0.0)) if labels else 0.0
+
+
+def span_mpp(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
+    """Micro MPP F over the dev items' target-side spans (``mt evaluate``'s and ``mt span-eval``'s default
+    measure, :mod:`tribunal.eval.meta.spans`; Perrella et al., 2026). An unscored item predicted nothing:
+    its human spans count, with no credit (its recall is 0); a predicted span not found in the
+    translation counts as predicted, matching nothing."""
+    from tribunal.eval.meta.spans.scoring import aggregate, precision_recall_f
+    from tribunal.optimizers.mt_metric import gold_spans, locate, span_f1
+
+    counts, missed = [], 0
+    for pred, gold in zip(predictions, golds):
+        located, missing = ([], []) if pred is None else locate(_get(pred, "errors"), str(_get(gold, "translation")))
+        _, segment = span_f1(located, missing, gold_spans(gold))
+        counts.append(segment)
+        missed += len(missing)
+    score = aggregate(counts)
+    return precision_recall_f(score.tp_p, score.n_p + missed, score.tp_r, score.n_g)[2]

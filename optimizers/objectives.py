@@ -64,6 +64,7 @@ for _spec in (
     ObjectiveSpec("balanced-accuracy", ("equiv",), stats.balanced_accuracy,
                   description="mean recall of same and different"),
     ObjectiveSpec("f1-different", ("equiv",), stats.f1_different, description="F1 of 'different'"),
+    ObjectiveSpec("span-mpp", ("mt",), stats.span_mpp, description="micro MPP F of the error spans (target side)"),
 ):
     register_objective(_spec)
 

@@ -117,3 +117,22 @@ def test_the_bootstrap_interval_is_seeded_and_brackets_the_value():
     assert first == again
     assert first.objective.low <= first.objective.value <= first.objective.high
     assert first.item.low <= first.item.value <= first.item.high and first.item.value == pytest.approx(0.952)
+
+
+def test_span_mpp_is_micro_mpp_and_an_unscored_item_loses_its_recall():
+    import dspy
+
+    from tribunal.optimizers.objectives import OBJECTIVES
+
+    text = "The cat sat on the mat"
+    gold = [dspy.Example(translation=text, gold_errors=[{"start": 4, "end": 7, "severity": "major"}]),  # "cat"
+            dspy.Example(translation=text, gold_errors=[{"start": 19, "end": 22, "severity": "minor"}])]  # "mat"
+    # item 1 marks "The cat" (7 chars, 3 shared: precision credit 3/7, recall credit 3/3); item 2 marks "mat"
+    preds = [dspy.Prediction(errors=[{"span": "The cat", "severity": "major"}], score=-5.0),
+             dspy.Prediction(errors=[{"span": "mat", "severity": "minor"}], score=-1.0)]
+    spec = OBJECTIVES["span-mpp"]
+    p, r = (3 / 7 + 1) / 2, (1 + 1) / 2
+    assert spec.statistic(preds, gold) == pytest.approx(2 * p * r / (p + r), abs=1e-12)
+    # unscored second item: its gold span counts with no credit
+    p, r = 3 / 7, 1 / 2
+    assert spec.statistic([preds[0], None], gold) == pytest.approx(2 * p * r / (p + r), abs=1e-12)
