@@ -99,7 +99,7 @@ def judge_all(
     A new item starts when a call slot is free and no started item's call is waiting for one: the
     slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
     Calls of items started earlier get freed slots first, so started items finish before new ones
-    begin. ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
+    begin, and among them the call with the longest chain still ahead goes first (``STAGES_AFTER``). ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
     different dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
     (:func:`judge_item`).
     """

@@ -4,8 +4,11 @@ A runner installs a :class:`Scheduler` with :func:`scheduled` (a context variabl
 global and a program run without one is unchanged: calls one after another, no limit).
 :func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
-are served by item priority (the runner numbers items in start order), so items already started
-finish before new ones take slots: that keeps the run's tail short.
+are served critical path first: the call with the longest chain of stages still to run after it
+(:data:`STAGES_AFTER`: an M-MAD stage-1 call has a debate and the judge after it, the judge none),
+then by item priority (the runner numbers items in start order), so items already started finish
+before new ones take slots, and no item is left with its whole chain to run at the end: the run's
+tail is about one chain long.
 
 A runner admits a new item only when a slot is free and no started item's call wants it: it waits
 for a slot at :data:`ADMISSION` priority (behind every item) and hands that slot to the new item as a
@@ -83,6 +86,17 @@ class CallSlots:
 ADMISSION = math.inf
 """The priority a runner waits at to start a new item: after every waiting call of a started item."""
 
+STAGES_AFTER = {"stage1": 2, "stage2": 1, "stage3": 0,  # M-MAD: assessment -> debates -> judge
+                "evaluate": 2, "post_edit": 1, "verify": 0,  # MQM-APE: errors -> post-edits -> verification
+                "spans": 1, "score": 0}  # GEMBA-ESA: spans -> score
+"""Sequential stages an item still runs after a call of each stage (an unknown stage: none)."""
+_CHAIN_WEIGHT = float(2 ** 32)  # one stage more ahead outranks any item number below 2**32
+
+
+def call_priority(item: float, stages_after: int) -> float:
+    """The slot priority of a call (lower first): longer chains still ahead first, then earlier items."""
+    return item - stages_after * _CHAIN_WEIGHT
+
 
 class Ticket:
     """A call slot taken for an item before it started; the item's first call uses it (once)."""
@@ -146,15 +160,18 @@ def scheduled(scheduler: Scheduler | None, priority: float = 0, ticket: Ticket |
         _SCHEDULER.reset(tokens[0])
 
 
-def call_slot() -> contextlib.AbstractContextManager:
-    """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first."""
+def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
+    """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first.
+
+    ``stage``: the call's stage, which ranks it by the stages left after it (:data:`STAGES_AFTER`).
+    """
     scheduler = _SCHEDULER.get()
     if scheduler is None or scheduler.slots is None:
         return contextlib.nullcontext()
     ticket = _TICKET.get()
     if ticket is not None and ticket.claim():
         return _claimed(ticket.slots)
-    return scheduler.slots.hold(_PRIORITY.get())
+    return scheduler.slots.hold(call_priority(_PRIORITY.get(), STAGES_AFTER.get(stage or "", 0)))
 
 
 _NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("tribunal_fanned_out", default=False)

@@ -224,3 +224,34 @@ def test_an_unused_ticket_is_given_back_when_the_item_ends():
     with scheduled(Scheduler(slots, None), ticket=Ticket(slots)):
         pass  # an item that made no call (or failed before its first)
     assert slots._busy == 0
+
+
+def test_waiting_calls_are_served_deepest_remaining_chain_first_then_oldest_item():
+    slots = CallSlots(1)
+    slots.acquire(priority=0)
+    served: list[tuple[int, str]] = []
+    scheduler = Scheduler(slots, None)
+
+    def call(item: int, stage: str) -> None:
+        with scheduled(scheduler, priority=item), call_slot(stage):
+            served.append((item, stage))
+
+    # queued judge-first, newest-first: the opposite of the order they must be served in
+    queued = [(0, "stage3"), (1, "stage3"), (2, "stage2"), (0, "stage2"), (3, "stage1"), (2, "stage1")]
+    threads = [threading.Thread(target=call, args=c) for c in queued]
+    for count, thread in enumerate(threads, 1):
+        thread.start()
+        wait_for(lambda: len(slots._waiters) == count, f"{count} waiters queued")
+    slots.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert served == [(2, "stage1"), (3, "stage1"), (0, "stage2"), (2, "stage2"), (0, "stage3"), (1, "stage3")]
+
+
+def test_chain_priority_stays_ahead_of_admission_and_behind_nothing_it_should_not():
+    from tribunal.programs.mqm.scheduling import ADMISSION, STAGES_AFTER, call_priority
+
+    assert call_priority(10**6, STAGES_AFTER["stage3"]) < ADMISSION
+    assert call_priority(10**6, STAGES_AFTER["stage1"]) < call_priority(0, STAGES_AFTER["stage2"])
+    assert call_priority(1, STAGES_AFTER["stage2"]) < call_priority(2, STAGES_AFTER["stage2"])
+    assert call_priority(5, STAGES_AFTER.get("unknown", 0)) == 5
