@@ -92,13 +92,25 @@ def child(report: str, argv: list[str]) -> None:
             marks["end_cpu"], marks["end_wall"] = cpu(), time.time()
 
     judging.judge_all = timed_judge_all
+    pauses: list[tuple[int, float, float]] = []  # (generation, start, seconds) of every collection
+    started: dict[str, float] = {}
+
+    def collection(phase: str, info: dict) -> None:
+        if phase == "start":
+            started["at"] = time.perf_counter()
+        elif "at" in started:
+            pauses.append((info["generation"], time.time(), time.perf_counter() - started.pop("at")))
+
+    import gc
+
+    gc.callbacks.append(collection)
     from tribunal.cli import main
 
     sys.argv = ["tribunal", *argv]
     try:
         main()
     finally:
-        Path(report).write_text(json.dumps(marks))
+        Path(report).write_text(json.dumps(marks | {"gc": pauses}))
 
 
 def tree_python(tree: Path) -> str:
@@ -242,6 +254,10 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
                   f"{1000 * loop / calls:.2f} ms per call")
             print(f"slots busy {busy:.3f} over the active window {window:.1f} s; tail {tail:.1f} s; "
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
+            judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]
+            full = [p[2] for p in judging if p[0] == 2]
+            print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
+                  f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s")
             runs.append(run)
         if name == "slots":
             plot(runs, workload.concurrency, args.plot)

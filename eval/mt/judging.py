@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
 from tribunal.eval import interruptible
+from tribunal.eval.mt.collector import steady_collector
 from tribunal.eval.mt.failures import classify_failure
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
@@ -22,7 +23,7 @@ from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
 from tribunal.programs.answers.unusable import one_line
-from tribunal.programs.mqm.scheduling import ADMISSION, CallSlots, Scheduler, Ticket, scheduled
+from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, Ticket, admission_priority, scheduled
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -98,9 +99,11 @@ def judge_all(
 
     A new item starts when a call slot is free and no started item's call is waiting for one: the
     slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
-    Calls of items started earlier get freed slots first, so started items finish before new ones
-    begin, and among them the call with the longest chain still ahead goes first (``STAGES_AFTER``). ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
-    different dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
+    A freed slot goes to the waiting call with the most calls still ahead of it
+    (:data:`~tribunal.programs.mqm.scheduling.CALLS_AHEAD`), then to the item started earliest, so
+    started items finish before new ones begin and no item has its whole chain left at the end.
+    ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
+    dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
     (:func:`judge_item`).
     """
     slots = CallSlots(concurrency)
@@ -108,6 +111,7 @@ def judge_all(
     ceiling = max_items_in_flight(concurrency)
 
     with contextlib.ExitStack() as stack:
+        stack.enter_context(steady_collector())  # no full collection walks the start-up heap mid-run
         calls = stack.enter_context(ThreadPoolExecutor(concurrency, thread_name_prefix="judge-call")) if fan_out else None
         scheduler = Scheduler(slots, calls)
 
@@ -129,10 +133,11 @@ def judge_all(
         running: dict = {}  # future -> the ticket its item started with
         admission = None  # a future holding a free slot once no started item wants one
         exhausted = False
+        admitted = 0  # items started so far: the number of the next one
         try:
             while True:
                 if admission is None and not exhausted and len(running) < ceiling:
-                    admission = admitter.submit(slots.acquire, ADMISSION)
+                    admission = admitter.submit(slots.acquire, admission_priority(admitted))
                 waiting = set(running) | ({admission} if admission else set())
                 if not waiting:
                     return
@@ -146,6 +151,7 @@ def judge_all(
                         slots.release()
                         exhausted = True
                     else:
+                        admitted += 1
                         ticket = Ticket(slots)
                         running[pool.submit(work, *entry, ticket)] = ticket
                 for future in finished:
