@@ -77,12 +77,15 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
 
 
 def max_items_in_flight(concurrency: int) -> int:
-    """A ceiling on items judged at once (one thread each), far above what keeps the slots busy.
+    """A ceiling on items judged at once (one thread each).
 
-    Items are admitted by free call slots (:data:`~tribunal.programs.mqm.scheduling.ADMISSION`), so
-    the number in flight settles where every slot has a waiting call; this only bounds the threads.
+    Items are admitted by free call slots (:func:`~tribunal.programs.mqm.scheduling.admission_priority`:
+    a new item's first call outranks the later stages of started items), so items in flight grow until
+    this bounds the threads. It is high because a low one holds the last items back until earlier ones
+    finish, and their whole chains then make the run's tail: at 128 slots, 3 x slots + 16 left a 6.7 s
+    tail of a 39 s run, 8 x slots + 16 a 1.4 s one (benchmarks/bench_client_cpu.py).
     """
-    return 3 * concurrency + 16
+    return 8 * concurrency + 16
 
 
 def judge_all(
