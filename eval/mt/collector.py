@@ -14,20 +14,32 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from typing import Iterator
 
 JUDGING_THRESHOLD0 = 20_000
 """Allocations (minus deallocations) between generation-0 collections while judging (CPython: 700)."""
 
 
+_lock = threading.Lock()
+_active = {"runs": 0, "thresholds": (700, 10, 10)}  # judging loops inside steady_collector, and what to restore
+
+
 @contextlib.contextmanager
 def steady_collector() -> Iterator[None]:
-    """Freeze the start-up heap and collect less often for the enclosed block; restore both after."""
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(thresholds[0], JUDGING_THRESHOLD0), *thresholds[1:])
+    """Freeze the start-up heap and collect less often for the enclosed block; restore both after
+    the last of any overlapping blocks (two runs judging in one process at once) ends."""
+    with _lock:
+        if _active["runs"] == 0:
+            _active["thresholds"] = gc.get_threshold()
+            gc.freeze()
+            gc.set_threshold(max(_active["thresholds"][0], JUDGING_THRESHOLD0), *_active["thresholds"][1:])
+        _active["runs"] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        with _lock:
+            _active["runs"] -= 1
+            if _active["runs"] == 0:
+                gc.set_threshold(*_active["thresholds"])
+                gc.unfreeze()

@@ -6,10 +6,9 @@ global and a program run without one is unchanged: calls one after another, no l
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
 are served critical path first: the call with the longest chain of calls still to run after it
 (:data:`CALLS_AHEAD`: an M-MAD stage-1 call has a debate and the judge after it, a debate round the
-rounds left and the judge, the judge none),
-then by item priority (the runner numbers items in start order), so items already started finish
-before new ones take slots, and no item is left with its whole chain to run at the end: the run's
-tail is about one chain long.
+rounds left and the judge, the judge none), then by item priority (the runner numbers items in
+start order). So no item is left with its whole chain to run at the end: the run's tail is about
+one chain long.
 
 A runner admits a new item when a slot is free and no started item's call with as long a chain
 ahead wants it: it waits for a slot at :func:`admission_priority` (that of the item's first call)
@@ -24,7 +23,6 @@ import contextlib
 import contextvars
 import heapq
 import itertools
-import math
 import threading
 from concurrent.futures import Executor
 from typing import Any, Callable, Iterator, Sequence
