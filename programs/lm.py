@@ -83,17 +83,18 @@ def effective_max_tokens(settings: LMSettings) -> int | None:
     return DEFAULT_SERVER_MAX_TOKENS if on_server(settings) else None
 
 
-def server_engine(settings: LMSettings, connections: int | None = None) -> tuple[str, Any]:
-    """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server)."""
+def server_engine(settings: LMSettings) -> tuple[str, Any]:
+    """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server).
+
+    Its connections are one per calling thread, so it has room for any number of call slots."""
     from tribunal.programs.local_models import is_local, local_endpoint
     from tribunal.programs.server_engine import ServerEngine
 
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
-        return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, connections=connections,
-                                               cache_endpoint=endpoint, local=True)
-    return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout,
-                                        connections=connections)
+        return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, cache_endpoint=endpoint,
+                                               local=True)
+    return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout)
 
 
 def _api_key(settings: LMSettings) -> str | None:

@@ -72,15 +72,18 @@ class ServerEngine:
                                   "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs"})
 
     def __init__(self, api_base: str, api_key: str | None = None, timeout: float | None = None,
-                 connections: int | None = None, cache_endpoint: str | None = None, local: bool = False):
+                 cache_endpoint: str | None = None, local: bool = False):
         from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
         from dspy.lm15 import RouterConfig
 
+        from tribunal.programs.thread_transport import ThreadTransport
+
         self.api_base = api_base
         self.cache_endpoint = cache_endpoint or api_base
+        # A connection per calling thread: no pool lock shared by every call (thread_transport.py).
+        self._transport = ThreadTransport(timeouts_for(timeout))
         config = RouterConfig(env={}, api_keys={DIALECT: api_key} if api_key else None,
-                              base_urls={DIALECT: api_base}, timeouts=timeouts_for(timeout),
-                              max_connections=connections)
+                              base_urls={DIALECT: api_base}, transport=self._transport)
         self._engine = LM15Engine(config, model_type="chat")
         self._turn = threading.Lock() if local else None
         self.answers_in_json = local
@@ -116,3 +119,4 @@ class ServerEngine:
 
     def close(self) -> None:
         self._engine.close()
+        self._transport.close()  # the engine leaves a transport it was given open

@@ -56,6 +56,7 @@ class LanguagePair:
         # with exclude_degraded they read as unscored, and the system scores become their mean over the rest.
         self.exclude_degraded = exclude_degraded
         self.cache = cache
+        self._ratings: dict[str, dict[str, list[Rating]]] = {}
         self.lp = lp
         self.conventions = conventions or conventions_for(self.root)
         # Folders laid out like metric-scores/ (LP/NAME-REF.*.score), searched before the test set's own.
@@ -135,8 +136,12 @@ class LanguagePair:
         return sorted(p.name[len(prefix):-len(suffix)] for p in found)
 
     def ratings(self, name: str) -> dict[str, list[Rating]]:
-        """Error-span ratings of one rater file, e.g. ``mqm.rater1`` or ``mqm.merged``."""
-        return read_ratings(self.root / "human-scores" / f"{self.lp}.{name}.seg.rating", self.n_segments)
+        """Error-span ratings of one rater file, e.g. ``mqm.rater1`` or ``mqm.merged`` (read once per pair)."""
+        known = self._ratings.get(name)
+        if known is None:
+            path = self.root / "human-scores" / f"{self.lp}.{name}.seg.rating"
+            known = self._ratings.setdefault(name, read_ratings(path, self.n_segments, self.cache))
+        return known
 
     # --- metric scores ----------------------------------------------------------------------
     @cached_property

@@ -108,7 +108,7 @@ def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], 
         return cells, path, "mqm"
     from tribunal.eval.data.score_files import read_seg_scores
 
-    return read_seg_scores(path, pair.n_segments), path, scale_of(name)
+    return read_seg_scores(path, pair.n_segments, pair.cache), path, scale_of(name)
 
 
 def rated_cells(path: Path, n_segments: int) -> set[str] | None:

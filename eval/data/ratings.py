@@ -1,6 +1,8 @@
 """MQM rating files with error spans: ``SYSTEM\\t{"errors": [...]}`` or ``SYSTEM\\tNone``.
 
 Offsets are character offsets into the system output line (``start`` inclusive, ``end`` exclusive).
+Given a :class:`~tribunal.eval.data.score_cache.ScoreCache`, a file is parsed once across runs (until
+it changes): :mod:`tribunal.eval.data.rating_cache` stores the parse as arrays.
 """
 
 from __future__ import annotations
@@ -8,9 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.text_files import read_lines
+from tribunal.eval.data.text_files import split_lines
+
+if TYPE_CHECKING:
+    from tribunal.eval.data.score_cache import ScoreCache
 
 SEVERITIES = frozenset({"minor", "major", "critical", "neutral"})
 _FIELDS = ("start", "end", "category", "severity")
@@ -54,11 +60,31 @@ def _parse_error(path: Path, number: int, raw: object) -> ErrorSpan:
     )
 
 
-def read_ratings(path: str | Path, n_segments: int | None = None) -> dict[str, list[Rating]]:
-    """Read a rating file into ``{system: [Rating per segment]}``."""
+def read_ratings(path: str | Path, n_segments: int | None = None,
+                 cache: "ScoreCache | None" = None) -> dict[str, list[Rating]]:
+    """Read a rating file into ``{system: [Rating per segment]}`` (through ``cache`` if given)."""
     path = Path(path)
+    if not path.is_file():
+        raise DataFormatError(path, None, "file not found")
+    if cache is None:
+        ratings = parse_ratings(path, path.read_bytes())
+    else:
+        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings
+
+        ratings = decode_ratings(cache.load(path, "rating", lambda content: encode_ratings(parse_ratings(path, content))))
+    if n_segments is not None:
+        for system, block in ratings.items():
+            if len(block) != n_segments:
+                raise DataFormatError(
+                    path, None, f"system {system!r} has {len(block)} lines but the source has {n_segments}"
+                )
+    return ratings
+
+
+def parse_ratings(path: Path, content: bytes) -> dict[str, list[Rating]]:
+    """The ratings in a rating file's bytes (``path`` names it in errors)."""
     ratings: dict[str, list[Rating]] = {}
-    for number, line in enumerate(read_lines(path), 1):
+    for number, line in enumerate(split_lines(path, content), 1):
         system, sep, payload = line.partition("\t")
         if not sep or "\t" in payload:
             raise DataFormatError(path, number, "expected 2 tab-separated columns (SYSTEM, rating)")
@@ -73,10 +99,4 @@ def read_ratings(path: str | Path, n_segments: int | None = None) -> dict[str, l
         if not isinstance(data, dict) or not isinstance(data.get("errors"), list):
             raise DataFormatError(path, number, 'rating must be an object with an "errors" list')
         block.append(tuple(_parse_error(path, number, e) for e in data["errors"]))
-    if n_segments is not None:
-        for system, block in ratings.items():
-            if len(block) != n_segments:
-                raise DataFormatError(
-                    path, None, f"system {system!r} has {len(block)} lines but the source has {n_segments}"
-                )
     return ratings

@@ -3,7 +3,9 @@
 DSPy builds its native engine with lm15's default pool (100 connections per router), so a run
 with more call slots than that never has more than 100 calls in flight. The runner builds the
 same engine (same provider route, endpoint, key and timeouts) with ``max_connections`` set to its
-slots; for a model the native engine cannot route, it leaves DSPy's default in place.
+slots; for a model the native engine cannot route, it leaves DSPy's default in place. An
+OpenAI-compatible server that is not OpenAI needs nothing here: tribunal's
+:class:`~tribunal.programs.server_engine.ServerEngine` opens a connection per calling thread.
 """
 
 from __future__ import annotations
@@ -18,12 +20,10 @@ def pooled_engine(settings: Any, connections: int) -> Any | None:
     """An ``LM15Engine`` for ``settings`` with ``connections`` sockets, or None when DSPy's suffices."""
     if connections <= DSPY_DEFAULT_CONNECTIONS or settings.engine == "litellm":
         return None
-    from tribunal.programs.lm import on_server, server_engine
+    from tribunal.programs.lm import on_server
 
-    if on_server(settings):  # an OpenAI-compatible server: its own engine, with that many sockets
-        from tribunal.programs.local_models import is_local
-
-        return None if is_local(settings.model) else server_engine(settings, connections)[1]
+    if on_server(settings):  # tribunal's ServerEngine: a connection per thread, no cap (build_lm makes it)
+        return None
     from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
     from dspy.lm15 import RouterConfig
 

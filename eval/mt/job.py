@@ -155,6 +155,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     (``trace_sample``: see :mod:`tribunal.eval.tracking.traces`).
     """
     from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.data.score_cache import ScoreCache
     from tribunal.eval.mt.items import select_items
     from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
     from tribunal.eval.mt.judging import judge_all
@@ -168,7 +169,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     if config.data is None:
         raise ValueError("no data folder given")
     setup_started = time.perf_counter()
-    pair = LanguagePair(config.data, config.lp)
+    pair = LanguagePair(config.data, config.lp, cache=ScoreCache.default())  # score and rating files parsed once
     items = select_items(pair, config.systems, config.rated_only, config.limit, config.segment)
     config_sig = config.config_signature()
     out = config.output_dir
@@ -257,7 +258,14 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
 def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: Path,
            tracked: dict[str, float] | None = None) -> str | None:
-    """Params, metrics, outputs and the description of the (already open) run."""
+    """Params, metrics, outputs and the description of the (already open) run.
+
+    Tracking off (a :class:`~tribunal.eval.tracking.mlflow_run.NullRun`): nothing is computed, as
+    nothing would be logged (the distribution comparison alone imports scipy.stats and took a
+    fifth of a short run's CPU).
+    """
+    if run.run_id is None:
+        return None
     import json
 
     from tribunal.eval.tracking.names import slug

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
 from tribunal.eval import interruptible
+from tribunal.eval.mt.collector import steady_collector
 from tribunal.eval.mt.failures import classify_failure
 from tribunal.eval.mt.items import JudgeItem
 from tribunal.eval.mt.journal import ItemResult, Journal
@@ -23,7 +24,7 @@ from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text
 from tribunal.programs.answers.unusable import one_line
-from tribunal.programs.mqm.scheduling import ADMISSION, CallSlots, Scheduler, Ticket, scheduled
+from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, Ticket, admission_priority, scheduled
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -77,12 +78,15 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
 
 
 def max_items_in_flight(concurrency: int) -> int:
-    """A ceiling on items judged at once (one thread each), far above what keeps the slots busy.
+    """A ceiling on items judged at once (one thread each).
 
-    Items are admitted by free call slots (:data:`~tribunal.programs.mqm.scheduling.ADMISSION`), so
-    the number in flight settles where every slot has a waiting call; this only bounds the threads.
+    Items are admitted by free call slots (:func:`~tribunal.programs.mqm.scheduling.admission_priority`:
+    a new item's first call outranks the later stages of started items), so items in flight grow until
+    this bounds the threads. It is high because a low one holds the last items back until earlier ones
+    finish, and their whole chains then make the run's tail: at 128 slots, 3 x slots + 16 left a 6.7 s
+    tail of a 39 s run, 8 x slots + 16 a 1.4 s one (benchmarks/bench_client_cpu.py).
     """
-    return 3 * concurrency + 16
+    return 8 * concurrency + 16
 
 
 def judge_all(
@@ -99,9 +103,11 @@ def judge_all(
 
     A new item starts when a call slot is free and no started item's call is waiting for one: the
     slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
-    Calls of items started earlier get freed slots first, so started items finish before new ones
-    begin. ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of
-    different dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
+    A freed slot goes to the waiting call with the most calls still ahead of it
+    (:data:`~tribunal.programs.mqm.scheduling.CALLS_AHEAD`), then to the item started earliest, so
+    started items finish before new ones begin and no item has its whole chain left at the end.
+    ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
+    dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
     (:func:`judge_item`).
     """
     slots = CallSlots(concurrency)
@@ -109,6 +115,7 @@ def judge_all(
     ceiling = max_items_in_flight(concurrency)
 
     with contextlib.ExitStack() as stack:
+        stack.enter_context(steady_collector())  # no full collection walks the start-up heap mid-run
         calls = stack.enter_context(ThreadPoolExecutor(concurrency, thread_name_prefix="judge-call")) if fan_out else None
         scheduler = Scheduler(slots, calls)
 
@@ -130,10 +137,11 @@ def judge_all(
         running: dict = {}  # future -> the ticket its item started with
         admission = None  # a future holding a free slot once no started item wants one
         exhausted = False
+        admitted = 0  # items started so far: the number of the next one
         try:
             while True:
                 if admission is None and not exhausted and len(running) < ceiling:
-                    admission = admitter.submit(slots.acquire, ADMISSION)
+                    admission = admitter.submit(slots.acquire, admission_priority(admitted))
                 waiting = set(running) | ({admission} if admission else set())
                 if not waiting:
                     return
@@ -147,6 +155,7 @@ def judge_all(
                         slots.release()
                         exhausted = True
                     else:
+                        admitted += 1
                         ticket = Ticket(slots)
                         running[pool.submit(work, *entry, ticket)] = ticket
                 for future in finished:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.meta.wmt23 import GoldMatrices, evaluate_metric_lp
+from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
 from tribunal.eval.mt.items import RunItems
 from tribunal.eval.mt.journal import ItemResult
 from tribunal.eval.mt.meter import add_summaries

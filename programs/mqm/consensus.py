@@ -18,6 +18,7 @@ import dspy
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
 from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.scheduling import calls_ahead
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.debater import DebateTurn
 
@@ -52,27 +53,35 @@ class ConsensusDebate(dspy.Module):
         if hasattr(self, "debaters"):
             return self.minor_leaning(case)
         defended, opposed = case.assessment, None
+        check = int(self.separate_check)
         for round_ in range(1, self.rounds + 1):
+            left = (self.rounds - round_) * (2 + check) + 1  # the later rounds' calls at most, and the judge
             if round_ == 1 and case.opening is not None:
                 case.add_turn("defender", 1, case.opening, case.assessment, source="stage1")
             else:
-                a1 = self.turn(case, "defender", round_)
+                with calls_ahead(left + 1 + check):
+                    a1 = self.turn(case, "defender", round_)
                 defended = a1.position
                 if a1.agrees and opposed is not None:
                     return DebateOutcome(opposed, round_, True, "defender conceded")
-            a2 = self.turn(case, "opposer", round_)
+            with calls_ahead(left + check):
+                a2 = self.turn(case, "opposer", round_)
             opposed = a2.position
             if a2.agrees:
                 return DebateOutcome(defended, round_, True, "opposer conceded")
-            if self.separate_check and self.agreed(case, round_, defended, opposed):
-                return DebateOutcome(defended, round_, True, "consensus check")
+            with calls_ahead(left):
+                if self.separate_check and self.agreed(case, round_, defended, opposed):
+                    return DebateOutcome(defended, round_, True, "consensus check")
         return DebateOutcome(defended, self.rounds, False, "no consensus: stage-1 side stands")
 
     def minor_leaning(self, case: DebateCase) -> DebateOutcome:
         self.debaters.open(case)
         defended = case.assessment
         for round_ in range(1, self.rounds + 1):
-            defended, opposed = self.debaters.speak(case, round_)
-            if self.agreed(case, round_, defended, opposed):
-                return DebateOutcome(defended, round_, True, "consensus check")
+            left = 2 * (self.rounds - round_) + 1  # the later rounds' calls at most (both sides at once, the check), the judge
+            with calls_ahead(left + 1):
+                defended, opposed = self.debaters.speak(case, round_)
+            with calls_ahead(left):
+                if self.agreed(case, round_, defended, opposed):
+                    return DebateOutcome(defended, round_, True, "consensus check")
         return DebateOutcome(defended, self.rounds, False, "no consensus: defender's last annotations stand")

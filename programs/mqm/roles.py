@@ -83,7 +83,7 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
         import dspy
 
         lm = lms.for_role(role) if lms else None
-        with call_slot(), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+        with call_slot(stage), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())
     finally:
         _CALL.reset(token)

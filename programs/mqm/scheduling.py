@@ -4,13 +4,17 @@ A runner installs a :class:`Scheduler` with :func:`scheduled` (a context variabl
 global and a program run without one is unchanged: calls one after another, no limit).
 :func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
-are served by item priority (the runner numbers items in start order), so items already started
-finish before new ones take slots: that keeps the run's tail short.
+are served critical path first: the call with the longest chain of calls still to run after it
+(:data:`CALLS_AHEAD`: an M-MAD stage-1 call has a debate and the judge after it, a debate round the
+rounds left and the judge, the judge none), then by item priority (the runner numbers items in
+start order). So no item is left with its whole chain to run at the end: the run's tail is about
+one chain long.
 
-A runner admits a new item only when a slot is free and no started item's call wants it: it waits
-for a slot at :data:`ADMISSION` priority (behind every item) and hands that slot to the new item as a
-:class:`Ticket`, which the item's first call uses. So the number of items in flight follows the free
-slots instead of a fixed window.
+A runner admits a new item when a slot is free and no started item's call with as long a chain
+ahead wants it: it waits for a slot at :func:`admission_priority` (that of the item's first call)
+and hands that slot to the new item as a :class:`Ticket`, which the item's first call uses. So the
+number of items in flight follows the free slots (up to the runner's thread ceiling) instead of a
+fixed window.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ import contextlib
 import contextvars
 import heapq
 import itertools
-import math
 import threading
 from concurrent.futures import Executor
 from typing import Any, Callable, Iterator, Sequence
@@ -80,8 +83,37 @@ class CallSlots:
             self.release()
 
 
-ADMISSION = math.inf
-"""The priority a runner waits at to start a new item: after every waiting call of a started item."""
+CALLS_AHEAD = {"stage1": 32, "stage2": 1, "stage3": 0,  # M-MAD: assessment -> debates -> judge
+               "evaluate": 2, "post_edit": 1, "verify": 0,  # MQM-APE: errors -> post-edits -> verification
+               "spans": 1, "score": 0}  # GEMBA-ESA: spans -> score
+"""The most sequential calls an item still makes after a call of each stage (an unknown stage: none).
+
+M-MAD's stage 1 is ranked above any debate (at most 10 rounds of 3 calls, then the judge); a debate
+says how many calls it may still make with :func:`calls_ahead`, round by round."""
+_CHAIN_WEIGHT = float(2 ** 32)  # one call more ahead outranks any item number below 2**32
+_AHEAD: contextvars.ContextVar[int | None] = contextvars.ContextVar("tribunal_calls_ahead", default=None)
+
+
+@contextlib.contextmanager
+def calls_ahead(count: int) -> Iterator[None]:
+    """Rank the enclosed calls as having ``count`` sequential calls of their item still after them."""
+    token = _AHEAD.set(count)
+    try:
+        yield
+    finally:
+        _AHEAD.reset(token)
+
+
+def call_priority(item: float, ahead: int) -> float:
+    """The slot priority of a call (lower first): longer chains still ahead first, then earlier items."""
+    return item - ahead * _CHAIN_WEIGHT
+
+
+def admission_priority(item: float) -> float:
+    """The priority a runner waits at to start item number ``item``: that of its first call, which has
+    the whole chain ahead of it (so behind the first calls of items started before it, ahead of every
+    later stage): each item's chain starts as early as the slots allow."""
+    return call_priority(item, max(CALLS_AHEAD.values()))
 
 
 class Ticket:
@@ -146,15 +178,20 @@ def scheduled(scheduler: Scheduler | None, priority: float = 0, ticket: Ticket |
         _SCHEDULER.reset(tokens[0])
 
 
-def call_slot() -> contextlib.AbstractContextManager:
-    """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first."""
+def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
+    """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first.
+
+    ``stage``: the call's stage, which ranks it by the calls its item may still make after it
+    (:func:`calls_ahead` if set, else :data:`CALLS_AHEAD`).
+    """
     scheduler = _SCHEDULER.get()
     if scheduler is None or scheduler.slots is None:
         return contextlib.nullcontext()
     ticket = _TICKET.get()
     if ticket is not None and ticket.claim():
         return _claimed(ticket.slots)
-    return scheduler.slots.hold(_PRIORITY.get())
+    ahead = _AHEAD.get()
+    return scheduler.slots.hold(call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead))
 
 
 _NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("tribunal_fanned_out", default=False)

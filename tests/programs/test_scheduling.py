@@ -186,29 +186,33 @@ def test_paper_debaters_speak_at_once_under_a_scheduler():
     assert [t["role"] for t in turns[:4]] == ["defender", "opposer", "defender", "opposer"]  # order kept
 
 
-def test_admission_waits_behind_every_started_items_call_and_its_ticket_serves_the_first_call():
-    from tribunal.programs.mqm.scheduling import ADMISSION, Ticket
+def test_admission_waits_behind_the_first_calls_of_started_items_and_ahead_of_their_later_stages():
+    from tribunal.programs.mqm.scheduling import CALLS_AHEAD, Ticket, admission_priority, call_priority
 
     slots = CallSlots(1)
     slots.acquire(priority=0)
     order: list[str] = []
 
     def admit() -> None:
-        slots.acquire(ADMISSION)
+        slots.acquire(admission_priority(9))
         order.append("admitted")
+        slots.release()  # the item's ticket, used and given back
 
-    def call() -> None:
-        with slots.hold(5):
-            order.append("call")
+    def call(name: str, stage: str) -> None:
+        with slots.hold(call_priority(5, CALLS_AHEAD[stage])):
+            order.append(name)
 
-    threads = [threading.Thread(target=admit), threading.Thread(target=call)]
+    threads = [threading.Thread(target=admit), threading.Thread(target=call, args=("judge", "stage3")),
+               threading.Thread(target=call, args=("stage1", "stage1"))]
     for queued, thread in enumerate(threads, 1):
         thread.start()
         wait_for(lambda: len(slots._waiters) == queued, f"{queued} waiters queued")  # the admission first
     slots.release()
     for thread in threads:
         thread.join(timeout=5)
-    assert order == ["call", "admitted"]  # a started item's call goes before a new item
+    # an older item's first call, then the new item (its whole chain ahead), then the older item's judge
+    assert order == ["stage1", "admitted", "judge"]
+    slots.acquire(admission_priority(10))
     ticket = Ticket(slots)  # the admitted slot, handed to the new item
     with scheduled(Scheduler(slots, None), priority=9, ticket=ticket):
         with call_slot():  # uses the ticket: no second slot is taken (size 1, so it would block)
@@ -224,3 +228,55 @@ def test_an_unused_ticket_is_given_back_when_the_item_ends():
     with scheduled(Scheduler(slots, None), ticket=Ticket(slots)):
         pass  # an item that made no call (or failed before its first)
     assert slots._busy == 0
+
+
+def test_waiting_calls_are_served_deepest_remaining_chain_first_then_oldest_item():
+    slots = CallSlots(1)
+    slots.acquire(priority=0)
+    served: list[tuple[int, str]] = []
+    scheduler = Scheduler(slots, None)
+
+    def call(item: int, stage: str) -> None:
+        with scheduled(scheduler, priority=item), call_slot(stage):
+            served.append((item, stage))
+
+    # queued judge-first, newest-first: the opposite of the order they must be served in
+    queued = [(0, "stage3"), (1, "stage3"), (2, "stage2"), (0, "stage2"), (3, "stage1"), (2, "stage1")]
+    threads = [threading.Thread(target=call, args=c) for c in queued]
+    for count, thread in enumerate(threads, 1):
+        thread.start()
+        wait_for(lambda: len(slots._waiters) == count, f"{count} waiters queued")
+    slots.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert served == [(2, "stage1"), (3, "stage1"), (0, "stage2"), (2, "stage2"), (0, "stage3"), (1, "stage3")]
+
+
+def test_chain_priority_orders_by_calls_ahead_then_by_item():
+    from tribunal.programs.mqm.scheduling import CALLS_AHEAD, call_priority
+
+    assert call_priority(10**6, CALLS_AHEAD["stage1"]) < call_priority(0, CALLS_AHEAD["stage2"])
+    assert call_priority(1, CALLS_AHEAD["stage2"]) < call_priority(2, CALLS_AHEAD["stage2"])
+    assert call_priority(5, CALLS_AHEAD.get("unknown", 0)) == 5
+
+
+def test_a_debate_round_with_more_rounds_after_it_goes_first():
+    from tribunal.programs.mqm.scheduling import calls_ahead
+
+    slots = CallSlots(1)
+    slots.acquire(priority=0)
+    served: list[tuple[int, int]] = []
+    scheduler = Scheduler(slots, None)
+
+    def call(item: int, ahead: int) -> None:
+        with scheduled(scheduler, priority=item), calls_ahead(ahead), call_slot("stage2"):
+            served.append((item, ahead))
+
+    threads = [threading.Thread(target=call, args=c) for c in [(0, 1), (1, 3), (2, 5)]]  # last rounds first
+    for count, thread in enumerate(threads, 1):
+        thread.start()
+        wait_for(lambda: len(slots._waiters) == count, f"{count} waiters queued")
+    slots.release()
+    for thread in threads:
+        thread.join(timeout=5)
+    assert served == [(2, 5), (1, 3), (0, 1)]

@@ -8,7 +8,7 @@ now and then (:data:`UNUSABLE`): ``refusal`` ("I'm sorry, I can't help with that
 ``finish_reason: "length"``). A fault comes from ``fault(hit number, signature name, inputs)`` or
 from ``bad_answer(request body)``. ``/v1/embeddings`` answers hashed unit vectors (MLflow's judge
 alignment retrieves examples by embedding). Every hit is counted, and so is the peak
-of requests being answered at once (``state.peak``). ``jitter`` spreads each response time uniformly
+of requests being answered at once (``state.peak``), with when each was answered (``state.intervals``). ``jitter`` spreads each response time uniformly
 over ``latency +- jitter`` (seeded, so a run is repeatable); the default 0 keeps it fixed.
 """
 
@@ -50,6 +50,7 @@ class LoopbackState:
         self.lock = threading.Lock()
         self.in_flight = 0
         self.peak = 0
+        self.intervals: list[tuple[float, float]] = []  # (arrival, departure) wall-clock times of each answer
         self.gate = None  # a tests.support.waiting.Gate: holds requests while closed
 
     @contextlib.contextmanager
@@ -57,11 +58,13 @@ class LoopbackState:
         with self.lock:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
+        arrived = time.time()
         try:
             yield
         finally:
             with self.lock:
                 self.in_flight -= 1
+                self.intervals.append((arrived, time.time()))
 
 
 def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:

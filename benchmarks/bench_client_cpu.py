@@ -1,0 +1,268 @@
+"""The client's CPU per LM call and how busy it keeps its call slots, as a user runs ``tribunal mt evaluate``.
+
+Each run is the command line itself (``tribunal mt evaluate --no-track --no-cache ...``) in a child
+process, against a loopback OpenAI-compatible peer (``tests/support/loopback.py`` answering with the
+synthetic judge) in ANOTHER process, so the peer's CPU is not counted. Two workloads:
+
+- ``cpu``: M-MAD paper preset, 200 rated zh-en items, 20 ms latency, 32 calls in flight. Reported:
+  CPU per call of the whole process (user + system time of the child, from ``wait4``: start-up,
+  data, judging, the analysis after the run) and of the judging loop alone (``getrusage`` in the
+  child around ``judge_all``), over the calls the peer answered;
+- ``slots``: the same preset, 600 items, 1 s +- 0.3 s latency, 128 calls in flight. Reported: slots
+  busy over the active window (the peer's answer intervals, summed, over 128 x first arrival to last
+  departure) and the tail (last time at least 90% of the slots were busy to the end); the in-flight
+  timeline of every tree is drawn to one PNG (``--plot``).
+
+``--tree PATH`` (repeatable) runs the same workload on another checkout with that checkout's own
+venv (``PATH/.venv/bin/python``, which imports ``tribunal`` from that checkout), one after the other
+against fresh peers, so the code before a change can be measured side by side with the code after
+it. The 1-minute load average before and after each run is printed: the machine may be shared.
+
+    TRIBUNAL_DATA=/work/shared/data .venv/bin/python benchmarks/bench_client_cpu.py \\
+        --workload cpu --tree /tmp/cpu-before --tree .
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Workload:
+    items: int
+    latency: float
+    jitter: float
+    concurrency: int
+
+
+WORKLOADS = {"cpu": Workload(items=200, latency=0.02, jitter=0.0, concurrency=32),
+             "slots": Workload(items=600, latency=1.0, jitter=0.3, concurrency=128)}
+
+
+JUDGES = {"light": ("tests.support.mqm_fakes", "synthetic_judge"),
+          "debate-heavy": ("tests.support.debate_heavy", "debate_heavy_judge")}
+
+
+def serve(judge: str, latency: float, jitter: float, pipe, stop) -> None:
+    """The peer process: answer until ``stop``, then send back (calls answered, answer intervals)."""
+    import importlib
+
+    sys.path.insert(0, str(REPO))
+    from tests.support.loopback import loopback_server
+
+    module, name = JUDGES[judge]
+    responder = getattr(importlib.import_module(module), name)
+    with loopback_server(responder, latency=latency, jitter=jitter) as (api_base, state):
+        pipe.send(api_base)
+        stop.wait()
+        with state.lock:
+            pipe.send((len(state.hits), list(state.intervals)))
+
+
+def child(report: str, argv: list[str]) -> None:
+    """In the measured process: the CLI itself, with the CPU time of its judging loop written to ``report``."""
+    import resource
+    import time
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    from tribunal.eval.mt import judging
+
+    marks: dict[str, float] = {}
+    original = judging.judge_all
+
+    def timed_judge_all(*args, **kwargs):  # job.py imports judge_all from the module at call time
+        marks["start_cpu"], marks["start_wall"] = cpu(), time.time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            marks["end_cpu"], marks["end_wall"] = cpu(), time.time()
+
+    judging.judge_all = timed_judge_all
+    pauses: list[tuple[int, float, float]] = []  # (generation, start, seconds) of every collection
+    started: dict[str, float] = {}
+
+    def collection(phase: str, info: dict) -> None:
+        if phase == "start":
+            started["at"] = time.perf_counter()
+        elif "at" in started:
+            pauses.append((info["generation"], time.time(), time.perf_counter() - started.pop("at")))
+
+    import gc
+
+    gc.callbacks.append(collection)
+    from tribunal.cli import main
+
+    sys.argv = ["tribunal", *argv]
+    try:
+        main()
+    finally:
+        Path(report).write_text(json.dumps(marks | {"gc": pauses}))
+
+
+def tree_python(tree: Path) -> str:
+    venv = tree / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str, profile: Path | None = None) -> dict:
+    """One CLI run of ``tree``'s code against a fresh peer: CPU figures and the peer's answer intervals.
+
+    ``cache``: tribunal's cache folder (the parsed-data cache), the same for every run. ``profile``: run
+    the child under ``py-spy record`` (CPU samples of every thread, raw folded stacks) into that file;
+    its CPU figures then include py-spy's.
+    """
+    context = multiprocessing.get_context("spawn")
+    mine, theirs = context.Pipe()
+    stop = context.Event()
+    peer = context.Process(target=serve, args=(judge, workload.latency, workload.jitter, theirs, stop), daemon=True)
+    peer.start()
+    try:
+        api_base = mine.recv()
+        with tempfile.TemporaryDirectory() as scratch:
+            report = Path(scratch) / "report.json"
+            argv = ["mt", "evaluate", "--lp", "zh-en", "--data", str(data / "wmt23"), "--lm", "openai/bench-judge",
+                    "--api-base", api_base, "--api-key-env", "TRIBUNAL_BENCH_KEY", "--no-cache", "--no-track",
+                    "--preset", "paper", "--rated-only", "--limit", str(workload.items),
+                    "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out")]
+            env = {**os.environ, "TRIBUNAL_BENCH_KEY": "sk-bench-not-a-secret", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                   "TRIBUNAL_CACHE": str(cache), "DSPY_CACHEDIR": str(Path(scratch) / "dspy"), "PYTHONPATH": ""}
+            load_before = os.getloadavg()[0]
+            with open(Path(scratch) / "stdout", "w+") as out, open(Path(scratch) / "stderr", "w+") as err:
+                command = [tree_python(tree), __file__, "--child", str(report), "--", *argv]
+                if profile is not None:
+                    command = [shutil.which("py-spy") or "py-spy", "record", "-r", "200", "-f", "raw",
+                               "-o", str(profile), "--", *command]
+                process = subprocess.Popen(command,
+                                           env=env, cwd=scratch, stdout=out, stderr=err)
+                _, status, usage = os.wait4(process.pid, 0)  # the child's own CPU, not the peer's
+                process.returncode = os.waitstatus_to_exitcode(status)
+                out.seek(0), err.seek(0)
+                printed, errors = out.read(), err.read()
+            if process.returncode != 0:
+                raise SystemExit(f"{tree}: the run failed ({process.returncode}):\n{errors[-3000:]}\n{printed[-2000:]}")
+            marks = json.loads(report.read_text())
+        stop.set()
+        calls, intervals = mine.recv()
+    finally:
+        stop.set()
+        peer.join(timeout=10)
+    return {"tree": str(tree), "marks": marks, "calls": calls, "intervals": intervals, "summary": printed,
+            "cpu": usage.ru_utime + usage.ru_stime,
+            "load": (load_before, os.getloadavg()[0])}
+
+
+def slots_busy(intervals: list[tuple[float, float]], slots: int) -> tuple[float, float, float]:
+    """(busy fraction over the active window, window seconds, tail seconds below 90% busy at the end)."""
+    import numpy as np
+
+    starts = np.array([a for a, _ in intervals])
+    ends = np.array([b for _, b in intervals])
+    first, last = starts.min(), ends.max()
+    window = last - first
+    busy = float((ends - starts).sum() / (slots * window))
+    times, level = in_flight(intervals)
+    full = times[:-1][level[:-1] >= 0.9 * slots]
+    tail = float(last - full.max()) if len(full) else window
+    return busy, window, tail
+
+
+def in_flight(intervals: list[tuple[float, float]]):
+    """(event times, requests in flight from each event to the next), as a step function."""
+    import numpy as np
+
+    times = np.array([t for a, b in intervals for t in (a, b)])
+    steps = np.array([s for _ in intervals for s in (1, -1)])
+    order = np.argsort(times, kind="stable")
+    return times[order], np.cumsum(steps[order])
+
+
+def plot(runs: list[dict], slots: int, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(len(runs), 1, figsize=(11, 2.8 * len(runs)), sharex=True, squeeze=False)
+    for axis, run in zip(axes[:, 0], runs):
+        times, level = in_flight(run["intervals"])
+        axis.step(times - times[0], level, where="post", linewidth=0.7)
+        axis.axhline(slots, color="grey", linestyle="--", linewidth=0.7)
+        busy, window, tail = slots_busy(run["intervals"], slots)
+        axis.set_title(f"{run['tree']}: slots busy {busy:.3f} over {window:.1f} s, tail {tail:.1f} s", fontsize=9)
+        axis.set_ylabel("calls in flight")
+        axis.set_ylim(0, slots * 1.08)
+    axes[-1, 0].set_xlabel("seconds since the first call")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        return child(sys.argv[2], sys.argv[4:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workload", choices=[*WORKLOADS, "both"], default="cpu")
+    parser.add_argument("--tree", action="append", type=Path, help="a checkout to run (repeatable; default: this one)")
+    parser.add_argument("--judge", choices=list(JUDGES), default="light",
+                        help="the peer's synthetic judge: light (few debates) or debate-heavy (every debate to its limit)")
+    parser.add_argument("--profile", type=Path, help="a folder: profile each run with py-spy into it")
+    parser.add_argument("--items", type=int, help="override the workload's item count")
+    parser.add_argument("--plot", type=Path, default=Path("client-cpu-inflight.png"), help="the slots run's timeline")
+    args = parser.parse_args()
+    trees = [t.resolve() for t in (args.tree or [REPO])]
+    data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
+    cache = Path(tempfile.mkdtemp(prefix="bench-client-cpu-cache-"))
+    try:
+        bench(args, trees, data, cache)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
+def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
+    for tree in trees:  # a user's second run finds the parsed-data cache warm: so does every timed run here
+        run_tree(tree, Workload(items=2, latency=0.0, jitter=0.0, concurrency=4), data, cache, args.judge)
+    for name in (list(WORKLOADS) if args.workload == "both" else [args.workload]):
+        workload = WORKLOADS[name]
+        if args.items:
+            workload = Workload(args.items, workload.latency, workload.jitter, workload.concurrency)
+        print(f"=== workload {name}: M-MAD paper, {workload.items} rated zh-en items, latency {workload.latency} "
+              f"+- {workload.jitter} s, {workload.concurrency} calls in flight, --no-cache --no-track")
+        runs = []
+        for tree in trees:
+            run = run_tree(tree, workload, data, cache, args.judge,
+                           args.profile / f"{name}-{tree.name}.txt" if args.profile else None)
+            whole = run["cpu"]
+            marks, calls = run["marks"], max(run["calls"], 1)
+            loop = marks["end_cpu"] - marks["start_cpu"]
+            busy, window, tail = slots_busy(run["intervals"], workload.concurrency)
+            print(f"--- {tree}")
+            print(f"calls {run['calls']}; whole process CPU {whole:.2f} s -> {1000 * whole / calls:.2f} ms per call; "
+                  f"judging loop CPU {loop:.2f} s over {marks['end_wall'] - marks['start_wall']:.2f} s wall -> "
+                  f"{1000 * loop / calls:.2f} ms per call")
+            print(f"slots busy {busy:.3f} over the active window {window:.1f} s; tail {tail:.1f} s; "
+                  f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
+            judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]
+            full = [p[2] for p in judging if p[0] == 2]
+            print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
+                  f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s")
+            runs.append(run)
+        if name == "slots":
+            plot(runs, workload.concurrency, args.plot)
+            print(f"in-flight timeline: {args.plot.resolve()}")
+
+
+if __name__ == "__main__":
+    main()

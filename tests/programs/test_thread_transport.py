@@ -1,0 +1,60 @@
+"""ThreadTransport: each calling thread its own connection, reused between its calls; close() closes all."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler
+
+from dspy._vendor.lm15.transports import TransportRequest
+
+from tests.support.serving import serving
+from tribunal.programs.thread_transport import ThreadTransport
+
+
+def _handler(ports: list[int]) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            ports.append(self.client_address[1])  # the client's port names its connection
+            data = json.dumps({"ok": True}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _post(transport: ThreadTransport, url: str) -> bytes:
+    with transport.stream(TransportRequest("POST", url, [("Content-Type", "application/json")], b"{}")) as response:
+        return b"".join(response)
+
+
+def test_each_thread_keeps_its_own_connection_and_close_closes_every_one():
+    ports: list[int] = []
+    with serving(_handler(ports)) as base:
+        url = f"{base}/chat/completions"
+        transport = ThreadTransport()
+        seen: dict[str, list[int]] = {}
+        own: list = []  # each thread's transport, kept alive past its thread to see close() reach it
+
+        def calls(name: str) -> None:
+            for _ in range(3):
+                assert json.loads(_post(transport, url)) == {"ok": True}
+                seen.setdefault(name, []).append(ports[-1])
+            own.append(transport._local.transport)
+
+        threads = [threading.Thread(target=calls, args=(f"t{k}",)) for k in range(3)]
+        for thread in threads:  # one after another: ports[-1] is the thread's own request
+            thread.start()
+            thread.join(timeout=10)
+        assert all(len(set(p)) == 1 for p in seen.values())  # a thread's calls reuse its one connection
+        assert len({p[0] for p in seen.values()}) == 3  # and no thread uses another's
+        transport.close()
+        assert len(own) == 3 and all(t._closed for t in own)
