@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.blocks import read_blocks, run_block, missing_output_lines
+from tests.support.batch_server import batch_server
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 
@@ -18,7 +19,7 @@ TUTORIALS = sorted(p for p in (DOCS / "tutorials").glob("*.md")
 TERMINAL_COLUMNS = "100"
 
 
-def reader_env(folder: Path, api_base: str) -> dict[str, str]:
+def reader_env(folder: Path, api_base: str, api_base_2: str, batch_base: str) -> dict[str, str]:
     """A reader's shell: tribunal on PATH, the shipped data, everything they write inside ``folder``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "TRIBUNAL_", "DSPY_"))}
     data = os.environ.get("TRIBUNAL_DATA")
@@ -26,7 +27,8 @@ def reader_env(folder: Path, api_base: str) -> dict[str, str]:
         pytest.skip("TRIBUNAL_DATA is not set (the tutorials run on the shipped data)")
     env.update(PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}", TRIBUNAL_DATA=data,
                LITELLM_LOCAL_MODEL_COST_MAP="True", DSPY_CACHEDIR=str(folder / ".dspy-cache"),
-               TRIBUNAL_CACHE=str(folder / ".tribunal-cache"), API_BASE=api_base, COLUMNS=TERMINAL_COLUMNS,
+               TRIBUNAL_CACHE=str(folder / ".tribunal-cache"), API_BASE=api_base, API_BASE_2=api_base_2,
+               BATCH_API_BASE=batch_base, COLUMNS=TERMINAL_COLUMNS,
                PYTHONPATH=str(DOCS.parent))
     return env
 
@@ -45,8 +47,9 @@ def test_tutorial_runs_as_shown(page: Path, tmp_path: Path):
     blocks = read_blocks(page)
     if not any(b.mark == "run" for b in blocks):
         pytest.skip(f"{page.name} has no CI-run blocks")
-    with loopback_server(synthetic_judge) as (api_base, _state):
-        env = reader_env(tmp_path, api_base)
+    with loopback_server(synthetic_judge) as (api_base, _), loopback_server(synthetic_judge) as (api_base_2, _), \
+            batch_server(synthetic_judge) as (batch_base, _):
+        env = reader_env(tmp_path, api_base, api_base_2, batch_base)
         last = None
         for block in blocks:
             if block.mark == "run":

@@ -42,8 +42,13 @@ def _is_argument(param: Any) -> bool:
     return param.param_type_name == "argument"
 
 
+def _escape(text: str) -> str:
+    """Square brackets are option syntax here (``[:A-B]``), not markdown reference links."""
+    return text.replace("[", "\\[").replace("]", "\\]")
+
+
 def _cell(text: str | None) -> str:
-    return " ".join((text or "").split()).replace("|", "\\|")
+    return _escape(" ".join((text or "").split()).replace("|", "\\|"))
 
 
 def _params_table(command: Any) -> list[str]:
@@ -79,7 +84,7 @@ def cli_reference_markdown() -> str:
         lines += ["```text", f"{name} {usage}".rstrip(), "```", ""]
         help_text = inspect.cleandoc(command.help or "")
         if help_text:
-            lines += [help_text.replace("\b\n", ""), ""]
+            lines += [_escape(help_text.replace("\b\n", "")), ""]
         lines += _params_table(command)
         lines += _epilog(command)
     return "\n".join(lines)
