@@ -2,4 +2,5 @@
 
 from tribunal.cli import main
 
-main()
+if __name__ == "__main__":  # importing the module (the docs' API generator walks the package) runs nothing
+    main()
