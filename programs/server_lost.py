@@ -1,0 +1,20 @@
+"""The error that stops a run when the local model server is gone for good (it died again after its restart).
+
+It is an :class:`~dspy.utils.exceptions.LMError`, so DSPy's engine boundary passes it through as it
+is and does not retry it, and a :class:`~tribunal.errors.TribunalError`, so the item is not unscored
+(:func:`tribunal.eval.mt.failures.classify_failure` leaves tribunal's own errors alone) and the command
+ends with its one line and a non-zero status, keeping what the journal holds.
+"""
+
+from __future__ import annotations
+
+from dspy.utils.exceptions import LMError
+
+from tribunal.errors import EXIT_ERROR, TribunalError
+
+
+class LocalServerLost(TribunalError, LMError):
+    """The local model server died after its one restart (or its restart failed): the run stops."""
+
+    exit_code = EXIT_ERROR
+    default_code = "local_server_lost"
