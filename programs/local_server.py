@@ -71,8 +71,11 @@ def free_port() -> int:
 
 
 def notify_stderr(text: str) -> None:
-    """The default way a server's death is told: one line on tribunal's stderr."""
-    print(f"tribunal: warning: {text}", file=sys.stderr, flush=True)
+    """The default way a server's death is told: one line on tribunal's stderr (the real one, even
+    while a command sends the libraries' output to a sink)."""
+    from tribunal.quiet import real_stderr
+
+    print(f"tribunal: warning: {text}", file=real_stderr(), flush=True)
 
 
 class LocalServer:
@@ -94,7 +97,7 @@ class LocalServer:
         self.restarts = 0
         self.no_repack = False  # the configuration the current process was started with
         self.deaths: list[str] = []  # the line said at each death
-        self.lost: Optional[str] = None  # why the server is gone for good (it died after its restart)
+        self.lost: Optional[tuple[str, str]] = None  # (why, log) once the server is gone for good
         self._lock = threading.Lock()  # process / port / log
         self._restart_lock = threading.Lock()  # one death handled at a time
         self._stopping = threading.Event()
@@ -175,30 +178,30 @@ class LocalServer:
         with self._restart_lock:
             if self._stopping.is_set() or self.process is not process or self.lost:
                 return  # stopped on purpose, or this death was handled already
-            said = (f"the local model server for {self.gguf.name} {exit_description(process.returncode)}; "
-                    f"last lines of its log: {tail(self.log_path) or 'none'} (log: {self.log_path})")
+            died = f"the local model server for {self.gguf.name} {exit_description(process.returncode)}"
+            log = f"log: {self.log_path}, last lines: {tail(self.log_path) or 'none'}"
             if self.restarts >= RESTARTS:
-                self.lost = f"{said}; it had already been restarted once, so the run stops"
-                self.deaths.append(self.lost)
+                self.lost = (f"{died} after its one restart, so the run stops", log)
+                self.deaths.append("; ".join(self.lost))
                 return
             self.restarts += 1
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)  # anything the dead server left in its group
             with self._lock:
-                with open(self.log_path, "ab") as log:
-                    log.write(f"tribunal: restarting the server ({said})\n".encode())
+                with open(self.log_path, "ab") as log_file:
+                    log_file.write(f"tribunal: restarting the server: it {exit_description(process.returncode)}\n".encode())
                 self._launch(no_repack=True)
             try:
                 self._wait_until_ready("after its restart")
             except LocalServerError as err:
-                self.lost = f"{said}; restarting it failed: {err}"
-                self.deaths.append(self.lost)
+                self.lost = (f"{died}, and restarting it failed, so the run stops: {err}", "")
+                self.deaths.append(self.lost[0])
                 return
             from tribunal.programs.llama_no_repack import MARK_OFF
 
             safer = ("with weight repacking off (llama.cpp's use_extra_bufts=false)" if MARK_OFF in tail(self.log_path, 50)
                      else "with the same configuration (weight repacking could not be turned off)")
-            line = f"{said}; restarted it once, on the same port, {safer}; the calls in flight are sent again"
+            line = f"{died}; restarted it once, on the same port, {safer}; the calls in flight are sent again ({log})"
             self.deaths.append(line)
         self.notify(line)
 
@@ -224,7 +227,7 @@ class LocalServer:
                 return
             time.sleep(0.1)
         if self.lost:
-            raise LocalServerLost(self.lost)
+            raise LocalServerLost(*self.lost)
 
     def stop(self) -> None:
         """Stop the server's whole process group (idempotent). Its log stays."""

@@ -18,3 +18,11 @@ class LocalServerLost(TribunalError, LMError):
 
     exit_code = EXIT_ERROR
     default_code = "local_server_lost"
+
+    def __init__(self, headline: str, log: str = ""):
+        self.headline, self.log = headline, log  # what happened; the log's path and last lines (said last)
+        super().__init__(f"{headline}; {log}" if log else headline)
+
+    def kept(self, journaled: str) -> "LocalServerLost":
+        """The same error with what the journal keeps said before the log (a long line is cut at its end)."""
+        return LocalServerLost(f"{self.headline} ({journaled})", self.log)

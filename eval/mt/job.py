@@ -216,9 +216,9 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         except (KeyboardInterrupt, JournalWriteError, LocalServerLost) as err:  # counted once the items in flight landed
             kept = sum(key in journal.results for key in items.items)
             if isinstance(err, LocalServerLost):  # a rerun as it is would crash the same server again
-                raise LocalServerLost(f"{err} ({kept} of {total} items are journaled in {journal.path}; with this --out "
-                                      "a run resumes from them once the server runs, e.g. after `tribunal local "
-                                      "install` or with another --lm)") from None
+                raise err.kept(f"{kept} of {total} items are journaled in {journal.path}; with this --out a run "
+                               "resumes from them once the server runs, e.g. after `tribunal local install`, or "
+                               "with another --lm") from None
             if isinstance(err, KeyboardInterrupt):
                 raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
             raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "

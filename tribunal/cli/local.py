@@ -24,7 +24,7 @@ def install(
                                                          "build and install nothing."),
     rebuild: bool = typer.Option(False, "--rebuild", help="Build the wheel again even if its folder holds one."),
 ) -> None:
-    """Install the local model (llama.cpp's server, SmolLM2) built to run on this CPU.
+    """Install the local model: llama.cpp built to run on this CPU, SmolLM2.
 
     pip's own build of llama-cpp-python uses -march=native (GGML_NATIVE=ON). On a CPU with AMX
     (recent Xeons) that build repacks q4_0/q4_1/q8_0 weights for AMX, and inside a VM it segfaults on
