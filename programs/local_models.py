@@ -44,7 +44,7 @@ SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette
 _lock = threading.Lock()
 _started: dict[str, object] = {}  # absolute GGUF path -> the LocalServer this process started
 _uses: list[str] = []  # every local model an LM was built for in this process, in order
-_stopped: list[object] = []  # servers stopped by stop_started, kept for server_deaths()
+_deaths: list[str] = []  # the death lines of servers stopped since forget_deaths()
 
 
 def is_local(model: str | None) -> bool:
@@ -200,10 +200,16 @@ def _wait_for_shared(api_base: str, path: str) -> None:
 
 
 def server_deaths() -> list[str]:
-    """The line said at each death of a server this process started (restarted or lost)."""
+    """The line said at each death (restarted or lost) of a server this process started since
+    :func:`forget_deaths` (each command starts with that)."""
     with _lock:
-        servers = list(_started.values()) + list(_stopped)
-    return [line for server in servers for line in server.deaths]  # type: ignore[attr-defined]
+        return list(_deaths) + [line for server in _started.values() for line in server.deaths]  # type: ignore[attr-defined]
+
+
+def forget_deaths() -> None:
+    """Start counting deaths afresh (a new command)."""
+    with _lock:
+        _deaths.clear()
 
 
 def uses() -> list[str]:
@@ -231,5 +237,5 @@ def stop_started(keep: tuple[str, ...] = ()) -> None:
     for path, server in stopping.items():
         server.stop()  # type: ignore[attr-defined]
         with _lock:
-            _stopped.append(server)
+            _deaths.extend(server.deaths)  # type: ignore[attr-defined]
         share(Path(path), None)

@@ -8,6 +8,7 @@ the real server is exercised by the real-model tier (``tests/real_model/``).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -187,8 +188,16 @@ def test_demo_runs_on_the_local_model_when_the_extra_is_there(stand_in, tmp_path
                                                                                        *a[2:], **k))
     monkeypatch.setenv("TRIBUNAL_DATA", str(wmt23_root.parent))
     monkeypatch.delenv("TRIBUNAL_LM", raising=False)
+    monkeypatch.setenv("FAKE_LLAMA_ANSWERED", str(tmp_path / "answered"))
     outcome = run_cli(capsys, "demo", "--no-track", "--no-cache", "--out", tmp_path / "demo")
     assert outcome.status == 0, outcome.err
+    # the local model answered: HTTP 200s counted by the server itself, the same number the M-MAD step reports
+    answered = len((tmp_path / "answered").read_text(encoding="utf-8").splitlines()) if (tmp_path / "answered").exists() else 0
+    assert answered > 0, "the local model never answered during the demo"
+    reported = [int(n) for n in re.findall(r"(\d+) answered by the provider", outcome.out)]
+    assert reported and reported[0] > 0 and sum(reported) <= answered, outcome.out
+    assert "connection error" not in (outcome.out + outcome.err).lower()
+    assert "local model server for" not in outcome.err  # it never died (a death is said in one line)
     assert "M-MAD on 2 WMT23 zh-en items with local" in outcome.out
     assert "The LLM equivalence judge on 3 pairs of the suite with local" in outcome.out
     assert local_models.QUALITY_NOTICE in outcome.err
