@@ -118,3 +118,17 @@ def test_a_call_after_the_restart_reaches_the_same_address(crashing, tmp_path):
                                                (3, "exited with status 3")])
 def test_an_exit_is_told_by_its_signal_name_or_status(status, words):
     assert exit_description(status) == words
+
+
+def test_the_equivalence_judge_stops_too_when_the_server_is_lost(crashing, tmp_path, capsys, monkeypatch):
+    model, crashes, _ = crashing
+    crashes.write_text("2")
+    monkeypatch.setenv("FAKE_LLAMA_CRASH_AT", "1")
+    lines = (REPO / "eval" / "equiv" / "suite" / "heldout_pairs.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    (tmp_path / "pairs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--pairs", tmp_path / "pairs.jsonl", "--repeats", "1",
+                      "--threads", "1", "--lm", f"local/{model}", "--no-cache", "--no-track", "--out", tmp_path / "audit")
+    assert outcome.status == 2, outcome.err[-3000:]
+    errors = [line for line in outcome.err_lines if line.startswith("tribunal: error: ")]
+    assert len(errors) == 1 and "after its one restart, so the run stops" in errors[0], outcome.err
+    assert "Traceback" not in outcome.err
