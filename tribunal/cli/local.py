@@ -45,7 +45,9 @@ def install(
     wheel = None if rebuild else cached_wheel(folder)
     amx = " (this CPU has AMX: the native build would crash here in a VM)" if plan.has_amx else ""
     line(console, f"CMAKE_ARGS={plan.cmake_string() or '(none: not an x86 CPU, llama.cpp builds natively)'}{amx}")
-    line(console, f"wheel folder: {folder} ({'holds ' + wheel.name if wheel else 'no wheel yet: it is built'})")
+    state = ("holds " + wheel.name if wheel else "--rebuild: it is built again" if rebuild and cached_wheel(folder)
+             else "no wheel yet: it is built")
+    line(console, f"wheel folder: {folder} ({state})")
     build = [sys.executable, "-m", "pip", "wheel", "-q", "--no-cache-dir", "--no-deps", f"llama-cpp-python=={LLAMA_VERSION}",
              "-w", str(folder)]
     extras = [sys.executable, "-m", "pip", "install", "-q", "--find-links", str(folder),
