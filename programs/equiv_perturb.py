@@ -11,6 +11,7 @@ import json
 
 import dspy
 
+from tribunal.errors import TribunalError
 from tribunal.programs.answers import ask, describe, tolerant_answers
 from tribunal.eval.equiv.checks import check_perturbation
 from tribunal.eval.equiv.hypothesis import Hypothesis, Step
@@ -50,6 +51,8 @@ class PerturbationGenerator(dspy.Module):
                     ask(self.rewrite, check=chain, role="perturbation generator", config=config,
                         hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind])
             except Exception as err:  # unusable after the re-asks, or failed: rejected, with the reason in one line
+                if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+                    raise
                 problems = [describe(err)[:300]]
                 continue
             candidate = built[-1]

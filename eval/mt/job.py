@@ -165,6 +165,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.tracking.mt_run import open_mt_run
     from tribunal.eval.tracking.signature import text_hash
     from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.programs.server_lost import LocalServerLost
 
     if config.data is None:
         raise ValueError("no data folder given")
@@ -215,8 +216,12 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 start_clock()
                 judge_all(make_program, pending, languages, journal, config.concurrency, landed,
                           fan_out=config.fan_out, sampling=config.sampling)
-        except (KeyboardInterrupt, JournalWriteError) as err:  # counted once the items in flight have landed
+        except (KeyboardInterrupt, JournalWriteError, LocalServerLost) as err:  # counted once the items in flight landed
             kept = sum(key in journal.results for key in items.items)
+            if isinstance(err, LocalServerLost):  # a rerun as it is would crash the same server again
+                raise err.kept(f"{kept} of {total} items are journaled in {journal.path}; with this --out a run "
+                               "resumes from them once the server runs, e.g. after `tribunal local install`, or "
+                               "with another --lm") from None
             if isinstance(err, KeyboardInterrupt):
                 raise Interrupted(f"interrupted: {kept} items journaled; rerun the same command to resume") from None
             raise JournalWriteError(f"{err} ({kept} items journaled; free space, then rerun the same command "

@@ -74,7 +74,12 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
                   sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
-        results.put(("failed", f"{type(err).__name__}: {err}"))
+        from tribunal.programs.server_lost import LocalServerLost
+
+        if isinstance(err, LocalServerLost):  # the parent stops with the same one line, journal kept
+            results.put(("lost", (err.headline, err.log)))
+        else:
+            results.put(("failed", f"{type(err).__name__}: {err}"))
 
 
 def judge_in_processes(
@@ -163,6 +168,10 @@ def _next(results: Any, workers: list[Any]) -> tuple[str, Any]:
             continue
         if kind == "failed":
             raise RuntimeError(f"a judge worker failed: {payload}")
+        if kind == "lost":
+            from tribunal.programs.server_lost import LocalServerLost
+
+            raise LocalServerLost(*payload)
         return kind, payload
 
 

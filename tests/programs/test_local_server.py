@@ -8,6 +8,7 @@ the real server is exercised by the real-model tier (``tests/real_model/``).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -147,7 +148,7 @@ def test_a_missing_bundled_model_names_what_to_install(tmp_path, capsys, monkeyp
     monkeypatch.setattr(local_models, "bundled_gguf", lambda: None)
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", "local", "--no-track",
                       "--out", tmp_path / "audit")
-    assert_one_line_error(outcome, "--lm local", "pip install 'tribunal[local]'")
+    assert_one_line_error(outcome, "--lm local", "tribunal local install")
 
 
 def test_a_missing_server_extra_names_what_to_install(tmp_path, capsys, monkeypatch):
@@ -157,7 +158,7 @@ def test_a_missing_server_extra_names_what_to_install(tmp_path, capsys, monkeypa
     monkeypatch.setattr(local_models, "SERVER_MODULES", ("llama_cpp_not_installed_here",))
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", f"local/{model}", "--no-track",
                       "--out", tmp_path / "audit")
-    assert_one_line_error(outcome, "llama.cpp's server", "pip install 'tribunal[local]'")
+    assert_one_line_error(outcome, "llama.cpp's server", "tribunal local install")
 
 
 def test_local_with_an_api_base_is_refused(tmp_path, capsys):
@@ -187,8 +188,16 @@ def test_demo_runs_on_the_local_model_when_the_extra_is_there(stand_in, tmp_path
                                                                                        *a[2:], **k))
     monkeypatch.setenv("TRIBUNAL_DATA", str(wmt23_root.parent))
     monkeypatch.delenv("TRIBUNAL_LM", raising=False)
+    monkeypatch.setenv("FAKE_LLAMA_ANSWERED", str(tmp_path / "answered"))
     outcome = run_cli(capsys, "demo", "--no-track", "--no-cache", "--out", tmp_path / "demo")
     assert outcome.status == 0, outcome.err
+    # the local model answered: HTTP 200s counted by the server itself, the same number the M-MAD step reports
+    answered = len((tmp_path / "answered").read_text(encoding="utf-8").splitlines()) if (tmp_path / "answered").exists() else 0
+    assert answered > 0, "the local model never answered during the demo"
+    reported = [int(n) for n in re.findall(r"(\d+) answered by the provider", outcome.out)]
+    assert reported and reported[0] > 0 and sum(reported) <= answered, outcome.out
+    assert "connection error" not in (outcome.out + outcome.err).lower()
+    assert "local model server for" not in outcome.err  # it never died (a death is said in one line)
     assert "M-MAD on 2 WMT23 zh-en items with local" in outcome.out
     assert "The LLM equivalence judge on 3 pairs of the suite with local" in outcome.out
     assert local_models.QUALITY_NOTICE in outcome.err

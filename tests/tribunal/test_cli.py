@@ -105,7 +105,7 @@ def test_demo_runs_offline_and_says_where_to_look(tmp_path, wmt23_root):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "tribunal-out" / "demo" / "wmt23_meta_eval.tsv").is_file()
     assert "mlflow ui --backend-store-uri" in result.stdout
-    assert "pip install 'tribunal[local]'" in " ".join(result.stdout.split())  # not eaten as Rich markup
+    assert "`tribunal local install`" in " ".join(result.stdout.split())  # not eaten as Rich markup
 
 
 def test_meta_eval_reads_a_judges_score_folder(tmp_path, tiny_mtme):

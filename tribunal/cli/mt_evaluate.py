@@ -293,8 +293,12 @@ def print_summary(console, result) -> None:
     for reason, n in sorted(s["unscored_reasons"].items()):
         say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
+        from tribunal.programs.local_models import server_deaths
+
+        died = bool(server_deaths())  # a rerun as it is would meet the same crash
         say(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
-            "rerun the same command to judge them again")
+            + ("the local model server died during the run (see its line above)" if died
+               else "rerun the same command to judge them again"))
     if s["unscored_permanent"]:
         say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
             "rerun with --retry-unscored to pay for them again"
