@@ -52,6 +52,7 @@ class LoopbackState:
         self.peak = 0
         self.intervals: list[tuple[float, float]] = []  # (arrival, departure) wall-clock times of each answer
         self.gate = None  # a tests.support.waiting.Gate: holds requests while closed
+        self._answering = threading.local()
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -59,12 +60,21 @@ class LoopbackState:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
         arrived = time.time()
+        self._answering.open = True
         try:
             yield
         finally:
+            self.answered()
+            with self.lock:
+                self.intervals.append((arrived, time.time()))
+
+    def answered(self) -> None:
+        """This thread's request is no longer in flight: called just before its response is written (a client
+        that gets it may send its next request before the handler returns, and must not be counted twice)."""
+        if getattr(self._answering, "open", False):
+            self._answering.open = False
             with self.lock:
                 self.in_flight -= 1
-                self.intervals.append((arrived, time.time()))
 
 
 def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
@@ -87,6 +97,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
             for key, value in {"Content-Type": "application/json", "Content-Length": str(len(data)),
                                **(headers or {})}.items():
                 self.send_header(key, value)
+            state.answered()
             self.end_headers()
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                 self.wfile.write(data)

@@ -24,16 +24,20 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 
 EVALUATE_LINES = [  # everything `mt evaluate` may print on stdout
-    r"items: \d+ unique of \d+ cells \(\d+ duplicates\); scored \d+, unscored \d+, resumed from journal \d+",
+    r"items: \d+ unique of \d+ cells \(\d+ duplicates\); scored \d+( \(of which \d+ degraded\))?, unscored \d+, "
+    r"resumed from journal \d+",
+    r"  degraded: scored with a fallback after a role stayed unusable \(.+\); .+; errors.jsonl says what stood in",
     r"LM calls: \d+ \(.*\): \d+ answered by the provider, \d+ from the response cache, \d+ failed; "
     r"of which \d+ re-asks( \(.+\))?",
     r"tokens \(provider usage\): \d+ in, \d+ out; spend: .+",
-    r"error spans of the \d+ scored items, grounded: .+",
+    r"error spans the judge marked in the \d+ scored items: \d+ in the translation( \(.+\))?, \d+ in the source"
+    r"( \(.+\))?",
     r"against the human MQM scores \(\d+ rated cells of \d+ systems\):",
     r"  (sys_pearson|sys_acc|seg_pearson|seg_acc_t): (-?\d\.\d{4}|n/a \(.+\))",
-    r"error spans against the raters' \(\d+ rated cells; the judge marked \d+ error spans in them: \d+ located in "
-    r"the translation, \d+ ungrounded, \d+ in the source; pooled over raters: \d+ judge spans, \d+ rater spans\):",
-    r"  span (char|span)_(precision|recall|f1): (\d\.\d{4}|n/a \(.+\))",
+    r"error spans against the raters' \(\d+ rated cells; the judge marked \d+ error spans in them: \d+ in the "
+    r"translation( \(.+\))?, \d+ in the source( \(.+\))?; pooled over raters: \d+ judge spans, \d+ rater spans\):",
+    r"  span (mpp|wmt25)_(precision|recall|f)(: (\d\.\d{4}|n/a \(.+\)))( \(.+\))?",
+    r"  span (char|span)_(precision|recall|f1): (\d\.\d{4}|n/a \(.+\))( \(legacy.+\))?",
     r"outputs: \S+, \S+errors.jsonl, \S+transcripts.jsonl",
     r"system scores: not written \(.+\): the segment scores cover part of the test set only",
     r"wall time: \d+\.\d s",
@@ -149,15 +153,19 @@ def test_optimize_and_export_print_only_their_own_lines(tmp_path, capsys, monkey
         assert quiet.status == 0, quiet.err
         assert quiet.err == "" and not [r for r in records if "Average Metric" in r or "STEP 1" in r]
         lines = quiet.out.splitlines()
-        assert len(lines) == 5, quiet.out
+        assert len(lines) == 7, quiet.out  # the score line, both dev scores with intervals, then the files
         assert re.fullmatch(r"dev score: untuned \d\.\d{4} -> tuned \d\.\d{4} \(\d+ unscored of 20\); \d+ trial\(s\)",
                             lines[0])
+        for which, text in zip(("untuned", "tuned"), lines[1:3]):
+            assert re.fullmatch(rf"dev {which}: objective item \d\.\d{{4}} \[\d\.\d{{4}}, \d\.\d{{4}}\]; item metric "
+                                r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]  \(95% bootstrap intervals\)", text), text
+        lines = lines[:1] + lines[3:]
         assert lines[1] == f"program: {tmp_path / 'tuned.json'}" and lines[2].startswith("signature: prog:equiv-llm|")
         assert lines[3].startswith("model: models:/tribunal-equiv-llm/1  (mlflow.pyfunc.load_model;")
         run_id = re.fullmatch(r"run: ([0-9a-f]{32})  \(export again with `tribunal export \1 --out FILE`\)",
                               lines[4]).group(1)
         loud = run_cli(capsys, "--verbose", *args[:-4], "--out", tmp_path / "loud.json", "--no-track")
-        assert loud.status == 0 and len(loud.out.splitlines()) == 3  # no run line without tracking
+        assert loud.status == 0 and len(loud.out.splitlines()) == 5  # no model or run line without tracking
         assert any("Average Metric" in r for r in records) and any("STEP 1" in r for r in records)
     finally:
         dspy_logger.removeHandler(collector)

@@ -131,3 +131,32 @@ def test_mqm_ape_keeps_an_error_whose_post_edit_stays_unusable(tmp_path, api_key
         [evaluated] = _stage(item.transcript, "evaluate")
         assert [e["span"] for e in item.errors] == [e["span"] for e in evaluated["errors"]]  # kept, unverified
     assert {k for k, r in strict.results.items() if r.status == "unscored"} == {r.key for r in with_errors}
+
+
+def test_the_command_line_says_degraded_and_meta_eval_can_leave_them_out(tmp_path, capsys, api_key):
+    from tests.support.cli import run_cli
+
+    out = tmp_path / "out"
+    common = ["--lp", "zh-en", "--lm", "openai/loopback-judge", "--api-key-env", KEY_ENV, "--demos", "0",
+              "--limit", "6", "--rated-only", "--no-track", "--timeout", "30"]
+    with loopback_server(synthetic_judge, _garbage("AccuracyReexamination")) as (api_base, state):
+        judged = run_cli(capsys, "mt", "evaluate", "--api-base", api_base, "--out", str(out), *common)
+        strict = run_cli(capsys, "mt", "evaluate", "--api-base", api_base, "--out", str(tmp_path / "strict"),
+                         "--strict", *common)
+        left = run_cli(capsys, "mt", "evaluate", "--api-base", api_base, "--out", str(tmp_path / "left"),
+                       "--degraded", "exclude", *common)
+    assert judged.status == 0, judged.err
+    [items] = [line for line in judged.out.splitlines() if line.startswith("items:")]
+    degraded = int(items.split("(of which ")[1].split(" ")[0])
+    assert degraded >= 1 and "  degraded: scored with a fallback" in judged.out
+    assert strict.status == 3 and f"unscored {degraded}," in strict.out  # --strict: the same items unscored
+    assert left.status == 0 and "left out of the scores and the tables (--degraded exclude)" in left.out
+    data = str(loopback_config("x", tmp_path).data)
+    tables = {}
+    for mode in ("include", "exclude"):
+        tables[mode] = run_cli(capsys, "mt", "meta-eval", "--data", data, "--lp", "zh-en", "--scores",
+                               str(out / "metric-scores"), "--coverage-limited", "--degraded", mode, "--no-track")
+        assert tables[mode].status == 0, tables[mode].err
+    assert tables["include"].out != tables["exclude"].out  # the degraded cells left out move the judge's row
+    bad = run_cli(capsys, "mt", "meta-eval", "--data", data, "--degraded", "sometimes", "--no-track")
+    assert bad.status == 2 and "use include or exclude" in bad.err
