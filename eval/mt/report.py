@@ -112,7 +112,7 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     return {k: float(v) for k, v in counts.as_dict().items()} | measures | {
         "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold),
         "rated_cells": float(len(rated)), **{f"judge_spans_{k}": float(v) for k, v in tally.items()},
-        "judge_spans": float(tally["translation"] + tally["source"]), "judge_spans_source": float(tally["source"]),
+        "judge_spans": float(tally["translation"] + tally["source"]),  # judge_spans_source: from the tally
         "judge_spans_ungrounded": float(tally["translation_ungrounded"]),
         "judge_spans_located": float(tally["translation"] - tally["translation_ungrounded"])}
 

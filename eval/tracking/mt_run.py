@@ -87,7 +87,7 @@ class MTRunTracker:
                                        f"{self.config.metric_name}_mqm", f"{self.pair.lp} MQM", self.config.lm.model,
                                        None if scored else result.reason)
         status = "degraded" if scored and result.degraded else result.status  # a trace tag to filter on
-        trace_id = self.traces.write(tree, result.key, {"tribunal.status": status}, always=not scored or status != "scored",
+        trace_id = self.traces.write(tree, result.key, {"tribunal.status": status}, always=status != "scored",
                                      assessments=assessments)
         if trace_id:
             self.trace_ids[result.key] = trace_id
