@@ -1,106 +1,75 @@
-"""Memoise two pure DSPy lookups that dominate the client's CPU per LM call.
+"""The same prompt text for less CPU: two pure steps of DSPy's formatting, done once, in tribunal's own adapters.
 
-Measured with cProfile on the M-MAD runner (dspy 3.4.1, 2 cores), before this module each call
-spent about 10 ms of CPU on the client, which capped a 2-core runner far below its concurrency:
+Measured with cProfile on the M-MAD runner (dspy 3.4.1), two steps of DSPy's prompt formatting
+dominate the client's CPU per call:
 
-- **model metadata** (``dspy.clients.model_metadata.model_info``): looked up three times per call
-  (capabilities once, cost estimation twice); for a name missing from DSPy's bundled map — every
-  vLLM/Ollama model served as ``openai/<name>`` — each lookup scans the whole map (~1.5 ms).
-- **output-field JSON schemas** (``dspy.adapters.utils._get_json_schema``): rebuilt with a fresh
-  pydantic ``TypeAdapter`` for every call that has a typed (pydantic) output field (~1.2 ms).
 - **value serialisation** (``dspy.adapters.utils.serialize_for_json``): builds a new pydantic
-  ``TypeAdapter(type(value))`` for every field value it formats, about 20 per M-MAD call (~40% of
-  the remaining client CPU); the adapter for a type is now built once and reused.
+  ``TypeAdapter(type(value))`` for every field value it formats (about 80 us each, about 20 per
+  M-MAD call). :func:`field_text` formats a value exactly as DSPy's ``format_field_value`` does,
+  with one adapter per type, built once;
+- **the field structure** (``format_field_structure``): rebuilds a JSON schema with a fresh pydantic
+  ``TypeAdapter`` for every typed (pydantic) output field of every call (about 2 ms each).
+  :class:`FieldStructures` remembers the text per adapter class and signature.
 
-The first two are pure functions of their arguments once the metadata map is loaded (it is loaded once per
-process and never changes), so their answers are remembered; callers get deep copies, exactly as
-from the originals. ``install()`` is called when tribunal builds an LM, never at import.
+Both are used only by tribunal's adapters (:mod:`tribunal.programs.answers.adapter`): DSPy's own
+functions are called or left alone, never replaced, so any other adapter formats as DSPy does.
+A third speed-up of earlier versions (memoising DSPy's model-metadata lookup) is gone: it could
+only be had by replacing DSPy's function, and tribunal's server LMs never call it (a custom engine
+declares its capabilities and has no pricing provider).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
+import json
 import threading
+import weakref
 from typing import Any, Callable
 
-_lock = threading.Lock()
-_installed = False
+from pydantic import TypeAdapter
+
+_adapters: dict[type, TypeAdapter] = {}
 
 
-def memoise_model_info(original: Callable[..., dict]) -> Callable[..., dict]:
-    """A drop-in ``model_info(provider, model, *, namespaces=None)`` that remembers answers."""
-
-    @functools.lru_cache(maxsize=1024)
-    def cached(provider: Any, model: Any, namespaces: tuple | None) -> dict:
-        return original(provider, model, namespaces=namespaces)
-
-    @functools.wraps(original)
-    def model_info(provider: Any, model: Any, *, namespaces: Any = None) -> dict:
-        key = tuple(namespaces) if namespaces is not None else None
-        return copy.deepcopy(cached(provider, model, key))
-
-    return model_info
+def to_json(value: Any) -> Any:
+    """``value`` as JSON-ready data, as DSPy's ``serialize_for_json`` gives it (one TypeAdapter per type)."""
+    kind = type(value)
+    try:
+        adapter = _adapters.get(kind)
+        if adapter is None:
+            adapter = _adapters.setdefault(kind, TypeAdapter(kind))
+        return adapter.dump_python(value, mode="json", fallback=str)
+    except Exception:  # noqa: BLE001 - DSPy's contract: anything pydantic cannot handle becomes str(value)
+        return str(value)
 
 
-def memoise_json_schema(original: Callable[[Any], dict]) -> Callable[[Any], dict]:
-    """A drop-in ``_get_json_schema(field_type)`` that remembers the schema of each type."""
-    cache: dict[Any, dict] = {}
+def field_text(field_info: Any, value: Any) -> str:
+    """A field's value in the prompt, exactly as DSPy's ``format_field_value(field_info, value)`` writes it."""
+    if isinstance(value, list) and field_info.annotation is str:
+        from dspy.adapters.utils import format_field_value
 
-    @functools.wraps(original)
-    def get_json_schema(field_type: Any) -> dict:
-        try:
-            schema = cache.get(field_type)
-        except TypeError:  # an unhashable annotation: nothing to remember it by
-            return original(field_type)
-        if schema is None:
-            schema = cache.setdefault(field_type, original(field_type))
-        return copy.deepcopy(schema)
-
-    return get_json_schema
+        return format_field_value(field_info=field_info, value=value)  # a numbered list: DSPy's own
+    data = to_json(value)
+    return json.dumps(data, ensure_ascii=False) if isinstance(data, (dict, list)) else str(data)
 
 
-def reuse_type_adapters(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A drop-in ``serialize_for_json(value)`` that builds one pydantic TypeAdapter per type."""
-    from pydantic import TypeAdapter
+class FieldStructures:
+    """``format_field_structure(signature)`` of each adapter class, computed once per signature.
 
-    adapters: dict[type, Any] = {}
+    A signature is a class that DSPy never changes in place (``with_instructions`` and the like make
+    a new one); the fields are checked anyway, so a signature edited in place is formatted afresh."""
 
-    @functools.wraps(original)
-    def serialize_for_json(value: Any) -> Any:
-        kind = type(value)
-        try:
-            adapter = adapters.get(kind)
-            if adapter is None:
-                adapter = adapters.setdefault(kind, TypeAdapter(kind))
-            return adapter.dump_python(value, mode="json", fallback=str)
-        except Exception:  # the original's contract: anything pydantic cannot handle becomes str(value)
-            return str(value)
+    def __init__(self) -> None:
+        self._texts: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
 
-    return serialize_for_json
-
-
-def _swap(modules: tuple, name: str, original: Any, replacement: Any) -> None:
-    for module in modules:
-        if getattr(module, name, None) is original:
-            setattr(module, name, replacement)
-
-
-def install() -> None:
-    """Swap the faster versions into the DSPy modules that call them (idempotent)."""
-    global _installed
-    with _lock:
-        if _installed:
-            return
-        from dspy.adapters import base, json_adapter, xml_adapter
-        from dspy.adapters import utils as adapter_utils
-        from dspy.clients import capabilities, costs, model_metadata
-        from dspy.primitives import repl_types
-
-        info = model_metadata.model_info
-        _swap((capabilities, costs), "model_info", info, memoise_model_info(info))
-        adapter_utils._get_json_schema = memoise_json_schema(adapter_utils._get_json_schema)
-        serialize = adapter_utils.serialize_for_json
-        _swap((adapter_utils, base, json_adapter, xml_adapter, repl_types), "serialize_for_json", serialize,
-              reuse_type_adapters(serialize))
-        _installed = True
+    def get(self, adapter_class: type, signature: Any, compute: Callable[[], str]) -> str:
+        """The remembered text, else ``compute()`` (remembered for next time)."""
+        fields = tuple((name, id(info)) for name, info in signature.fields.items())
+        with self._lock:
+            known = self._texts.get(signature, {}).get(adapter_class)
+        if known is not None and known[0] == fields:
+            return known[1]
+        text = compute()
+        with self._lock:
+            self._texts.setdefault(signature, {})[adapter_class] = (fields, text)
+        return text

@@ -119,14 +119,10 @@ def endpoint_label(api_base: str | None) -> str:
 
 
 def build_lm(settings: LMSettings, engine: Any = None):
-    """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
-    import dspy
-
-    from tribunal.programs import dspy_speedups, response_cache, timeout_hint
-
-    dspy_speedups.install()
-    response_cache.install()
-    timeout_hint.install()
+    """tribunal's own ``dspy.LM`` (:class:`~tribunal.programs.tribunal_lm.TribunalLM`) for the settings;
+    ``engine`` replaces the HTTP engine (scripted tests). Nothing of DSPy's is changed for it."""
+    from tribunal.programs.answers.reask import set_reasks
+    from tribunal.programs.tribunal_lm import TribunalLM
 
     kwargs: dict[str, Any] = dict(
         temperature=settings.temperature,
@@ -134,13 +130,12 @@ def build_lm(settings: LMSettings, engine: Any = None):
         num_retries=settings.num_retries,
         cache=settings.cache,
     )
-    from tribunal.programs.answers.reask import set_reasks
-
+    model = settings.model
     if engine is None and on_server(settings):
         model, engine = server_engine(settings)
-        return set_reasks(dspy.LM(model, engine=engine, **kwargs), settings.reasks)
     if engine is not None:
-        return set_reasks(dspy.LM(settings.model, engine=engine, **kwargs), settings.reasks)
+        endpoint = getattr(engine, "cache_endpoint", None) or settings.api_base
+        return set_reasks(TribunalLM(model, engine=engine, cache_endpoint=endpoint, **kwargs), settings.reasks)
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     if settings.timeout:
@@ -148,7 +143,8 @@ def build_lm(settings: LMSettings, engine: Any = None):
     key = _api_key(settings)
     if key:
         kwargs["api_key"] = key
-    return set_reasks(dspy.LM(settings.model, engine=settings.engine, **kwargs), settings.reasks)
+    return set_reasks(TribunalLM(model, engine=settings.engine, cache_endpoint=settings.api_base, **kwargs),
+                      settings.reasks)
 
 
 class RoleLM(BaseModel):

@@ -1,43 +1,60 @@
-"""DSPy's response cache, keyed by the endpoint too.
+"""DSPy's response cache for tribunal's own LMs, keyed by the endpoint too.
 
 DSPy leaves ``api_base`` / ``base_url`` out of its cache key (``IGNORED_CACHE_KEYS``), so the same
-model name pointed at another server (a second vLLM deployment, another gateway) is answered from
-the first server's cached responses. :func:`install` keeps only the credential out of the key, and
-adds the endpoint of a custom engine that names one (``cache_endpoint``: an OpenAI-compatible
-server's :class:`~tribunal.programs.server_engine.ServerEngine`, which DSPy cannot see into).
-Called when tribunal builds an LM, never at import.
+model name pointed at another server (a second vLLM deployment, another gateway) would be answered
+from the first server's cached responses. A custom engine owns its connection, so DSPy cannot see
+its endpoint at all (an OpenAI-compatible server's :class:`~tribunal.programs.server_engine.ServerEngine`
+names it as ``cache_endpoint``).
+
+Nothing of DSPy's is changed for that: :class:`~tribunal.programs.tribunal_lm.TribunalLM` hands DSPy
+an :class:`EndpointKeyedCall` (DSPy's ``PreparedCall`` whose ``key`` adds :data:`ENDPOINT_FIELD`), so
+only the calls of tribunal's own LMs carry the endpoint in their key. An unusable answer is evicted
+with DSPy's public ``Cache.put``: its entry is overwritten with ``None``, which DSPy reads as a miss.
 """
 
 from __future__ import annotations
 
-import threading
-from typing import Any, Callable
+from dataclasses import dataclass, fields
+from typing import Any
 
-ENDPOINT_KEYS = ("api_base", "base_url")
-_lock = threading.Lock()
+from dspy.clients.execution import PreparedCall
+
+ENDPOINT_FIELD = "tribunal_endpoint"
+"""The cache-key field that holds the endpoint (not one of DSPy's ignored keys, so it counts)."""
 
 
-def keyed_by_engine_endpoint(key: Callable[..., Any]) -> Callable[..., Any]:
-    """``PreparedCall.key`` that adds the custom engine's ``cache_endpoint`` as ``api_base``."""
+@dataclass
+class EndpointKeyedCall(PreparedCall):
+    """DSPy's prepared call whose cache key holds the endpoint it is sent to (None: the provider's default)."""
 
-    def call_key(call: Any, lm: Any, asynchronous: bool) -> Any:
-        value = key(call, lm, asynchronous)
-        endpoint = getattr(getattr(lm, "_engine_spec", None), "cache_endpoint", None)
-        if endpoint and isinstance(value, dict):
-            value = {**value, "api_base": endpoint}
+    endpoint: str | None = None
+
+    def key(self, lm: Any, asynchronous: bool) -> Any:
+        value = super().key(lm, asynchronous)
+        if self.endpoint and isinstance(value, dict):
+            value = {**value, ENDPOINT_FIELD: self.endpoint}
         return value
 
-    call_key.tribunal_endpoint_key = True  # type: ignore[attr-defined]
-    return call_key
+
+_CALL_FIELDS = tuple(field.name for field in fields(PreparedCall))
 
 
-def install() -> None:
-    """Make the endpoint part of DSPy's cache key (idempotent)."""
-    from dspy.clients import execution
+def keyed_by_endpoint(call: Any, endpoint: str | None) -> Any:
+    """``call`` (a ``PreparedCall``) as an :class:`EndpointKeyedCall` for ``endpoint`` (unchanged without one)."""
+    if not endpoint:
+        return call
+    return EndpointKeyedCall(**{name: getattr(call, name) for name in _CALL_FIELDS}, endpoint=endpoint)
 
-    with _lock:
-        for key in ENDPOINT_KEYS:
-            while key in execution.IGNORED_CACHE_KEYS:
-                execution.IGNORED_CACHE_KEYS.remove(key)
-        if not getattr(execution.PreparedCall.key, "tribunal_endpoint_key", False):
-            execution.PreparedCall.key = keyed_by_engine_endpoint(execution.PreparedCall.key)
+
+def evict(lm: Any, call: Any) -> None:
+    """Make DSPy's response cache (memory and disk) miss ``call``'s answer from now on, if it was cached."""
+    import dspy
+    from dspy.clients.execution import IGNORED_CACHE_KEYS
+
+    if not getattr(call, "cache", False):
+        return
+    try:
+        request = call.key(lm, False)
+    except Exception:  # noqa: BLE001 - DSPy could not key it either, so it never stored it
+        return
+    dspy.cache.put(request, None, IGNORED_CACHE_KEYS)  # None reads as a miss; the next answer overwrites it

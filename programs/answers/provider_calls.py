@@ -1,26 +1,22 @@
 """What the provider said about each LM call made in a context: why it stopped, its token limit, its cache entry.
 
 DSPy 3.4 turns a completion into plain output texts before the adapter sees it: the finish reason
-(``"length"`` when the answer was cut at the token limit) stays on the call's result, which DSPy hands
-to ``dspy.clients.execution.finalize`` together with the prepared call (whose ``key`` is the response
-cache's key). :func:`install` wraps ``finalize`` so the calls made inside :func:`watching` are
-recorded as :class:`SeenCall` (nothing is recorded, and nothing changes, outside it). A
-:class:`SeenCall` can evict its answer from DSPy's memory and disk cache: an answer that turned out
-unusable must never be served again. Called lazily, never at import.
+(``"length"`` when the answer was cut at the token limit) stays on the call's result. tribunal's own
+LM (:class:`~tribunal.programs.tribunal_lm.TribunalLM`) hands each completed call to :func:`record`
+before DSPy finishes it, so the calls made inside :func:`watching` are recorded as :class:`SeenCall`
+(nothing is recorded outside it, and no LM but tribunal's own is watched: DSPy itself is not
+changed). A :class:`SeenCall` can evict its answer from DSPy's memory and disk cache: an answer that
+turned out unusable must never be served again.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import threading
-import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator
 
 _SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("tribunal_seen_calls", default=None)
-_lock = threading.Lock()
-_installed = False
 
 
 @dataclass
@@ -54,51 +50,17 @@ class SeenCall:
         return bool(getattr(self.result, "cache_hit", False))
 
     def evict(self) -> None:
-        """Remove this call's answer from DSPy's response cache (memory and disk), if it was cached."""
-        import dspy
-        from dspy.clients import execution
+        """Make DSPy's response cache (memory and disk) miss this call's answer from now on, if it was cached."""
+        from tribunal.programs.response_cache import evict
 
-        if not getattr(self.call, "cache", False):
-            return
-        cache = dspy.cache
-        try:
-            key = cache.cache_key(self.call.key(self.lm, False), execution.IGNORED_CACHE_KEYS)
-        except Exception:  # DSPy could not key it either, so it never stored it
-            return
-        with cache._lock:
-            cache.memory_cache.pop(key, None)
-        disk = cache.disk_cache
-        if hasattr(disk, "delete"):
-            disk.delete(key)
-        else:
-            disk.pop(key, None)
+        evict(self.lm, self.call)
 
 
-def _recording(finalize: Any) -> Any:
-    def finalize_and_record(lm: Any, call: Any, result: Any) -> Any:
-        seen = _SEEN.get()
-        if seen is not None:
-            seen.append(SeenCall(lm, call, result))
-        return finalize(lm, call, result)
-
-    finalize_and_record.tribunal_records = True
-    return finalize_and_record
-
-
-def install() -> None:
-    """Record completed calls inside :func:`watching` (idempotent)."""
-    global _installed
-    if _installed:
-        return
-    from dspy.clients import execution
-
-    with _lock:
-        if not getattr(execution.finalize, "tribunal_records", False):
-            execution.finalize = _recording(execution.finalize)
-        # DSPy warns that a rollout id "has no effect" at temperature 0: on sampling, true; but a re-ask's
-        # rollout id does keep it out of the cache, and its request differs anyway (feedback, token limit).
-        warnings.filterwarnings("ignore", message="rollout_id has no effect when temperature=0")
-        _installed = True
+def record(lm: Any, call: Any, result: Any) -> None:
+    """Note a completed call of ``lm`` (DSPy's prepared call and its result) inside :func:`watching`."""
+    seen = _SEEN.get()
+    if seen is not None:
+        seen.append(SeenCall(lm, call, result))
 
 
 def last_seen() -> SeenCall | None:
@@ -109,8 +71,7 @@ def last_seen() -> SeenCall | None:
 
 @contextlib.contextmanager
 def watching() -> Iterator[list[SeenCall]]:
-    """The LM calls completed in this context (on this thread), in order."""
-    install()
+    """The calls of tribunal's own LMs completed in this context (on this thread), in order."""
     seen: list[SeenCall] = []
     token = _SEEN.set(seen)
     try:

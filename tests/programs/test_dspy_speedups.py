@@ -1,46 +1,92 @@
-"""The memoised DSPy lookups give exactly what the originals give, as independent copies."""
+"""tribunal's adapters write DSPy's prompt text byte for byte, with the faster formatting, and DSPy's own
+functions stay as they are."""
 
 from __future__ import annotations
 
+import copy
+
+import dspy
+import pytest
 from dspy.adapters import utils as adapter_utils
-from dspy.clients import model_metadata
+from dspy.adapters.chat_adapter import ChatAdapter
+from dspy.adapters.json_adapter import JSONAdapter
 
-from tribunal.programs.dspy_speedups import install, memoise_json_schema, memoise_model_info, reuse_type_adapters
+from tribunal.programs.answers.adapter import TolerantChatAdapter, TolerantJSONAdapter
+from tribunal.programs.dspy_speedups import FieldStructures, field_text, to_json
 from tribunal.signatures.mqm.errors import DimensionError
+from tribunal.signatures.mqm.esa_score import ESAScore
+from tribunal.signatures.mqm.esa_spans import ESASpans
+
+ERROR = DimensionError(span="a word", subcategory="mistranslation", severity="major", dimension="accuracy")
 
 
-def test_model_info_memoised_equals_original_for_known_and_unknown_models():
-    fast = memoise_model_info(model_metadata.model_info)
-    for provider, model in (("openai", "gpt-4o-mini"), ("openai", "my-vllm-model"), ("anthropic", "nope")):
-        assert fast(provider, model) == model_metadata.model_info(provider, model)
-    first = fast("openai", "gpt-4o-mini")
-    first["mutated"] = True
-    assert "mutated" not in fast("openai", "gpt-4o-mini")  # callers get copies
+class Mixed(dspy.Signature):
+    """Every kind of value a field may hold."""
+
+    text: str = dspy.InputField()
+    lines: list[str] = dspy.InputField()
+    plain_list: str = dspy.InputField()
+    errors: list[DimensionError] = dspy.InputField()
+    table: dict = dspy.InputField()
+    count: int = dspy.InputField()
+    odd: object = dspy.InputField()
+    found: list[DimensionError] = dspy.OutputField()
+    score: float = dspy.OutputField()
 
 
-def test_json_schema_memoised_equals_original():
-    fast = memoise_json_schema(adapter_utils._get_json_schema)
-    annotation = list[DimensionError]
-    assert fast(annotation) == adapter_utils._get_json_schema(annotation)
-    fast(annotation)["properties"] = None
-    assert fast(annotation) == adapter_utils._get_json_schema(annotation)
+MIXED = dict(text="Die Katze ist \"da\"", lines=["a", "b"], plain_list=["one", "two"], errors=[ERROR, ERROR],
+             table={"k": [1, 2], "ü": None}, count=3, odd=object.__new__(object))
 
 
-def test_install_is_idempotent_and_swaps_the_call_sites():
-    from dspy.clients import capabilities, costs
-
-    install()
-    install()
-    assert capabilities.model_info is costs.model_info
-    assert capabilities.model_info is not model_metadata.model_info
-    assert capabilities.model_info("openai", "x-unknown") == model_metadata.model_info("openai", "x-unknown")
+def test_values_serialise_as_dspy_serialises_them():
+    for value in ([ERROR, ERROR], ERROR, {"k": [1, 2]}, "text", 3.5, None, ("a", 1)):
+        assert to_json(value) == adapter_utils.serialize_for_json(value)
+        assert to_json(value) == adapter_utils.serialize_for_json(value)  # again, from the remembered adapter
+    odd = object()
+    assert to_json(odd) == adapter_utils.serialize_for_json(odd) == str(odd)
 
 
-def test_serialisation_with_reused_adapters_equals_original():
-    fast = reuse_type_adapters(adapter_utils.serialize_for_json)
-    error = DimensionError(span="a word", subcategory="mistranslation", severity="major", dimension="accuracy")
-    values = [[error, error], error, {"k": [1, 2]}, "text", 3.5, None, object()]
-    for value in values[:-1]:
-        assert fast(value) == adapter_utils.serialize_for_json(value)
-        assert fast(value) == adapter_utils.serialize_for_json(value)  # second time from the cached adapter
-    assert fast(values[-1]).startswith("<object object")
+def test_field_values_are_written_as_dspy_writes_them():
+    for name, value in MIXED.items():
+        info = Mixed.input_fields[name]
+        assert field_text(info, value) == adapter_utils.format_field_value(field_info=info, value=value), name
+
+
+@pytest.mark.parametrize("ours, theirs", [(TolerantChatAdapter, ChatAdapter), (TolerantJSONAdapter, JSONAdapter)])
+@pytest.mark.parametrize("signature, inputs", [
+    (Mixed, MIXED),
+    (ESASpans, dict(source="The cat.", translation="Die Katze.", source_lang="English", target_lang="German")),
+    (ESAScore, dict(source="The cat.", translation="Die Katze.", source_lang="English", target_lang="German",
+                    errors=[])),
+])
+def test_tribunals_adapters_write_dspys_prompt_byte_for_byte(ours, theirs, signature, inputs):
+    demo = dspy.Example(**inputs, **{name: None for name in signature.output_fields})
+    mine, dspys = ours(), theirs()
+    for _ in range(2):  # the second time from the remembered field structure
+        assert mine.format(signature, [demo], inputs) == dspys.format(signature, [demo], inputs)
+
+
+def test_field_structure_is_recomputed_for_a_signature_edited_in_place():
+    structures = FieldStructures()
+
+    class Greeting(dspy.Signature):
+        name: str = dspy.InputField()
+        greeting: str = dspy.OutputField()
+
+    assert structures.get(ChatAdapter, Greeting, lambda: "first") == "first"
+    assert structures.get(ChatAdapter, Greeting, lambda: "second") == "first"  # remembered
+    assert structures.get(JSONAdapter, Greeting, lambda: "json") == "json"  # per adapter class
+    Greeting.model_fields["greeting"] = copy.copy(Greeting.model_fields["greeting"])  # a field replaced in place
+    assert structures.get(ChatAdapter, Greeting, lambda: "edited") == "edited"
+    derived = Greeting.append("extra", dspy.OutputField(), type_=str)
+    assert structures.get(ChatAdapter, derived, lambda: "derived") == "derived"
+
+
+def test_dspys_own_formatting_functions_are_left_as_they_are():
+    import dspy.adapters.base as base
+    import dspy.adapters.json_adapter as json_adapter
+
+    TolerantChatAdapter().format(Mixed, [], MIXED)
+    assert base.serialize_for_json is adapter_utils.serialize_for_json is json_adapter.serialize_for_json
+    assert adapter_utils.serialize_for_json.__module__ == "dspy.adapters.utils"
+    assert adapter_utils._get_json_schema.__module__ == "dspy.adapters.utils"

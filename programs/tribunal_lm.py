@@ -1,0 +1,79 @@
+"""tribunal's own LM: a ``dspy.LM`` whose calls tribunal watches, keys by endpoint and explains, without changing DSPy.
+
+Every LM tribunal builds (:func:`tribunal.programs.lm.build_lm`) is a :class:`TribunalLM`. It runs a
+call the way DSPy's ``BaseLM.__call__`` does (DSPy's own ``prepare``, ``execute`` and ``finalize``:
+callbacks, retries, the usage tracker, history and the response cache are DSPy's) with three
+additions that only its own calls see:
+
+- the prepared call is keyed by the endpoint it is sent to (:mod:`tribunal.programs.response_cache`),
+  so another server's answers are never served from this one's cache entries;
+- a completed call is recorded for the re-ask rule (:func:`tribunal.programs.answers.provider_calls.record`):
+  its finish reason, token limit and cache entry;
+- a read timeout's message names tribunal's option (:mod:`tribunal.programs.timeout_hint`).
+
+DSPy warns once per LM that a ``rollout_id`` "has no effect" at temperature 0. tribunal's re-asks
+set one on purpose (it keeps a re-ask out of the cache; its request differs anyway), so a
+:class:`TribunalLM` does not say it; any other LM still does. No DSPy module, class or global is
+replaced: a plain ``dspy.LM`` in the same process behaves exactly as without tribunal
+(``tests/programs/test_dspy_untouched.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import dspy
+from dspy.utils.callback import with_callbacks
+
+from tribunal.programs.answers.provider_calls import record
+from tribunal.programs.response_cache import keyed_by_endpoint
+from tribunal.programs.timeout_hint import with_timeout_hint
+
+
+class TribunalLM(dspy.LM):
+    """A ``dspy.LM`` (same arguments) plus ``cache_endpoint``: the endpoint its cache entries are keyed by."""
+
+    def __init__(self, model: str, *, cache_endpoint: str | None = None, **kwargs: Any):
+        super().__init__(model, **kwargs)
+        self.cache_endpoint = cache_endpoint
+
+    def _warn_zero_temp_rollout(self, temperature: float | None, rollout_id: Any) -> None:
+        """DSPy's hook for its rollout-id warning: not said for tribunal's re-asks (see the module docstring)."""
+
+    def _prepared(self, prompt: Any, messages: Any, kwargs: dict, asynchronous: bool) -> Any:
+        from dspy.clients.execution import prepare
+
+        from dspy.clients._deprecation import warn_openai_messages
+
+        call = prepare(self, prompt, messages, kwargs, asynchronous=asynchronous)
+        warn_openai_messages(self, messages)  # as DSPy's own LM call does (silent for an adapter's messages)
+        return keyed_by_endpoint(call, self.cache_endpoint)
+
+    @with_callbacks
+    def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
+        """DSPy's LM call (lists of outputs, or a Response for a Request), watched by tribunal."""
+        from dspy.clients.execution import execute, finalize
+
+        try:
+            call = self._prepared(prompt, messages, kwargs, asynchronous=False)
+            result = execute(self, call)
+        except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
+            with_timeout_hint(err)
+            raise
+        record(self, call, result)
+        return finalize(self, call, result)
+
+    @with_callbacks
+    async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
+        """The async counterpart of :meth:`__call__`."""
+        from dspy.clients.execution import aexecute, finalize
+
+        try:
+            call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
+            result = await aexecute(self, call)
+        except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
+            with_timeout_hint(err)
+            raise
+        record(self, call, result)
+        return finalize(self, call, result)
