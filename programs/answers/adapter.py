@@ -128,7 +128,8 @@ class _FastFormatting:
     """DSPy's prompt text, byte for byte, without rebuilding pydantic adapters on every call (see dspy_speedups)."""
 
     def format_field_structure(self, signature: Any) -> str:
-        return _STRUCTURES.get(type(self), signature, lambda: super(_FastFormatting, self).format_field_structure(signature))
+        dspys = super().format_field_structure
+        return _STRUCTURES.get(type(self), signature, lambda: dspys(signature))
 
     def format_user_message_content(self, signature: Any, inputs: dict[str, Any], prefix: str = "", suffix: str = "",
                                     main_request: bool = False) -> str:

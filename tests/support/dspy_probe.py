@@ -66,7 +66,8 @@ def fingerprint() -> dict[str, Any]:
     state["warnings.filters"] = [repr(entry) for entry in warnings.filters]
     state["dspy.settings"] = {key: repr(value) for key, value in dspy.settings.config.items()
                               if key not in TRANSIENT_SETTINGS}
-    state["logging"] = {name: (logger.level, logger.disabled) for name, logger in logging.root.manager.loggerDict.items()
+    loggers = logging.root.manager.loggerDict.items()
+    state["logging"] = {name: (logger.level, logger.disabled) for name, logger in loggers
                         if isinstance(logger, logging.Logger) and name.lower().startswith(("dspy", "litellm"))}
     state["logging.disable"] = logging.root.manager.disable
     return state
