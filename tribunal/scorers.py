@@ -34,9 +34,9 @@ from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
 
-MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape")
-# The config section holding a program's ablation switches (``EvaluateConfig``).
-ABLATION_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
+from tribunal.core.judges import JUDGES, MTJudgeName
+
+MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the shipped MT judges (a judge added later is taken too)
 
 
 class _Text:
@@ -55,6 +55,9 @@ def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool =
     return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
+SETTING_FIELDS = ("preset", "strategy", "rounds")  # MQMJudge's fields that are a judge's settings (M-MAD's)
+
+
 class MQMJudge(Scorer):
     """An MT judge as a scorer: feedback = the item's score (see the module docstring).
 
@@ -65,7 +68,7 @@ class MQMJudge(Scorer):
     """
 
     name: str = ""
-    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
+    program: MTJudgeName = JUDGES.default("mt")
     program_file: str | None = None
     lm: str
     api_base: str | None = None
@@ -87,26 +90,30 @@ class MQMJudge(Scorer):
             self.name = f"{self.program.replace('-', '_')}_mqm"
 
     def evaluate_config(self, lp: str) -> Any:
-        """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp``."""
-        from tribunal.eval.mt.config import EvaluateConfig
+        """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp`` (from the judging service)."""
+        from tribunal.core.service import JobRequest, configure
         from tribunal.programs.lm import LMSettings
 
-        section = ABLATION_SECTIONS.get(self.program)
-        if self.ablate and section is None:
+        declared = JUDGES.get(self.program).settings
+        if self.ablate and declared is None:
             raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
-        settings = {section: {"ablate": tuple(self.ablate)}} if section else {}
-        if self.program == "mmad":
-            settings["mmad"] |= {"preset": self.preset, "strategy": self.strategy, "rounds": self.rounds}
+        settings: dict[str, Any] = {}
+        if declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
+            fields = JUDGES.get(self.program).settings_model().model_fields
+            settings = {"ablate": tuple(self.ablate)} | {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
         lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
-        return EvaluateConfig(lp=lp, program=self.program, program_file=self.program_file, lm=lm, demos=self.demos,
-                              demo_data=self.demo_data, concurrency=1, **settings)
+        # An export brings its own program; a program named here as well must be the export's.
+        program = self.program if self.program_file is None or "program" in self.model_fields_set else None
+        return configure(JobRequest(given={"lp": lp, "program": program, "program_file": self.program_file, "lm": lm,
+                                           "demos": self.demos, "demo_data": self.demo_data, "concurrency": 1},
+                                    settings=settings))
 
     def _judge(self, lp: str) -> Any:
         with self._lock:
             if lp not in self._built:
-                from tribunal.eval.mt.job import program_factory
+                from tribunal.core.service import judge_factory
 
-                self._built[lp] = program_factory(self.evaluate_config(lp))()
+                self._built[lp] = judge_factory(self.evaluate_config(lp))()
             return self._built[lp]
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
