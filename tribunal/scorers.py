@@ -11,8 +11,9 @@
 
 - :class:`MQMJudge` runs any MT program of ``tribunal mt evaluate`` (M-MAD with any preset, strategy
   or ablation, GEMBA-MQM, EAPrompt, GEMBA-ESA, MQM-APE) or a tuned export (``program_file``) on the
-  row's ``outputs`` (the translation; or ``inputs["translation"]``). It builds the program with the
-  runner's own builder (:func:`tribunal.eval.mt.job.program_factory`), few-shot demos included, so
+  row's ``outputs`` (the translation; or ``inputs["translation"]``). Its run config and program come
+  from the judging service (:func:`tribunal.core.service.configure`,
+  :func:`~tribunal.core.service.judge_factory`), few-shot demos included, as ``mt evaluate``'s do, so
   its requests are byte for byte those of ``mt evaluate`` for the same item and settings. Its
   feedback value is the score; the rationale lists the errors; an item the judge cannot score
   gets feedback with an error (the reason), never a value.
@@ -36,7 +37,7 @@ from pydantic import PrivateAttr
 
 from tribunal.core.judges import JUDGES, MTJudgeName
 
-MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the shipped MT judges (a judge added later is taken too)
+MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
 
 
 class _Text:
@@ -94,19 +95,26 @@ class MQMJudge(Scorer):
         from tribunal.core.service import JobRequest, configure
         from tribunal.programs.lm import LMSettings
 
-        declared = JUDGES.get(self.program).settings
-        if self.ablate and declared is None:
-            raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
+        from tribunal.core.service import NoSettings
+
         settings: dict[str, Any] = {}
-        if declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
+        declared = JUDGES.get(self.program).settings
+        if self.program_file is not None:  # an export brings its program and settings; set fields override them
+            settings = {k: getattr(self, k) for k in ("ablate", *SETTING_FIELDS) if k in self.model_fields_set}
+        elif self.ablate and declared is None:
+            raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
+        elif declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
             fields = JUDGES.get(self.program).settings_model().model_fields
             settings = {"ablate": tuple(self.ablate)} | {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
         lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
-        # An export brings its own program; a program named here as well must be the export's.
+        # A program named here as well as an export must be the export's.
         program = self.program if self.program_file is None or "program" in self.model_fields_set else None
-        return configure(JobRequest(given={"lp": lp, "program": program, "program_file": self.program_file, "lm": lm,
-                                           "demos": self.demos, "demo_data": self.demo_data, "concurrency": 1},
-                                    settings=settings))
+        try:
+            return configure(JobRequest(given={"lp": lp, "program": program, "program_file": self.program_file,
+                                               "lm": lm, "demos": self.demos, "demo_data": self.demo_data,
+                                               "concurrency": 1}, settings=settings))
+        except NoSettings as err:
+            raise ValueError(f"{err.program} has no ablation switches (ablate={self.ablate!r})") from None
 
     def _judge(self, lp: str) -> Any:
         with self._lock:
