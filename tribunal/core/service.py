@@ -77,7 +77,7 @@ def _export_path(request: JobRequest) -> str | Path | None:
 def layered(request: JobRequest) -> dict[str, Any]:
     """The request's values merged (config file < export < given), settings in their program's section.
 
-    Raises :class:`NoSettings` for settings of a program without a settings model.
+    Raises :class:`NoSettings` for settings of a program without a settings model (or of an unknown one).
     """
     from tribunal.eval.mt.config import merge  # the config's own nested merge
 
@@ -95,10 +95,8 @@ def layered(request: JobRequest) -> dict[str, Any]:
     if request.settings:
         program = merged.get("program") or JUDGES.default("mt")
         judge = JUDGES.find(program) if isinstance(program, str) else None
-        if judge is None:
-            return merged  # an unknown program: the config's validation names the choices
-        if judge.settings is None:
-            raise NoSettings(program)
+        if judge is None or judge.settings is None:
+            raise NoSettings(str(program))
         merged = merge(merged, {judge.settings.section: dict(request.settings)})
     return merged
 
