@@ -12,8 +12,8 @@ MLflow copies :mod:`tribunal.optimizers.judge_model_code` (a file that only call
 - MT judges: columns ``source, translation, source_lang, target_lang`` (names or codes: ``zh`` is
   Chinese) -> ``score`` (MQM), ``errors`` (JSON list, spans with character offsets as in ``errors.jsonl``),
   ``unscored_reason`` (None when scored). The
-  program is built and run exactly as ``tribunal mt evaluate --program EXPORT`` does
-  (:func:`tribunal.eval.mt.job.program_factory`, :func:`tribunal.eval.mt.judging.judge_all`), so
+  program is built and run exactly as ``tribunal mt evaluate --program EXPORT`` does, by the judging
+  service (:func:`tribunal.core.service.configure`, :func:`~tribunal.core.service.judge_items`), so
   the same items on the same LM get the same requests and scores. Identical items are judged once.
 - the equivalence judge: ``hypothesis_a, hypothesis_b`` -> ``verdict`` (``same`` / ``different``),
   ``score``, ``unscored_reason``.
@@ -67,16 +67,6 @@ def lm_settings(params: dict[str, Any] | None) -> Any:
                       cache=bool(given.get("cache", PARAM_DEFAULTS["cache"])))
 
 
-class _Collected:
-    """Stands in for the run journal of :func:`judge_all`: results kept in memory."""
-
-    def __init__(self) -> None:
-        self.results: dict[str, Any] = {}
-
-    def append(self, result: Any) -> None:
-        self.results[result.key] = result
-
-
 class _Rendered:
     """A hypothesis given as its rendered text (the equivalence judge compares ``render()``)."""
 
@@ -113,30 +103,25 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         judged = self._judge_mt(rows, lm, threads) if self.kind == "mt" else self._judge_pairs(rows, lm, threads)
         return pd.DataFrame(judged, columns=list(OUTPUTS[self.kind]))
 
-    def _factory(self, lm: Any, threads: int) -> Any:
-        """``program_factory`` of ``mt evaluate --program EXPORT`` with this LM (built once per LM)."""
+    def _factory(self, lm: Any, threads: int) -> tuple[Any, Any]:
+        """The config and judge factory of ``mt evaluate --program EXPORT`` with this LM (built once per LM),
+        from the judging service."""
         key = (lm.model_dump_json(), threads)
         with self._lock:
             if key not in self._built:
-                from pathlib import Path
+                from tribunal.core.service import JobRequest, configure, judge_factory
 
-                from tribunal.eval.mt.config import SETTINGS_SECTIONS, EvaluateConfig
-                from tribunal.eval.mt.job import program_factory
-
-                info = self.document["program"]
-                fields = {"lp": "model-input", "lm": lm, "program": info["name"], "program_file": Path(self.path),
-                          "program_sha256": self.document["sha256"], "concurrency": threads}
-                if SETTINGS_SECTIONS.get(info["name"]) and info.get("config"):
-                    fields[SETTINGS_SECTIONS[info["name"]]] = dict(info["config"])
-                self._built[key] = program_factory(EvaluateConfig(**fields))
+                config = configure(JobRequest(given={"lp": "model-input", "lm": lm, "program_file": self.path,
+                                                     "concurrency": threads}))
+                self._built[key] = (config, judge_factory(config))
             return self._built[key]
 
     def _judge_mt(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
+        from tribunal.core.service import judge_items
         from tribunal.eval.mt.items import JudgeItem, item_key
-        from tribunal.eval.mt.judging import judge_all
         from tribunal.programs.mqm.demos import LANGUAGES
 
-        make_program = self._factory(lm, threads)
+        config, make_program = self._factory(lm, threads)
         groups: dict[tuple[str, str], dict[str, JudgeItem]] = {}
         keys = []
         for row in rows:
@@ -147,10 +132,9 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
             keys.append((languages, key))
         results: dict[tuple, Any] = {}
         for (source_lang, target_lang), items in groups.items():
-            collected = _Collected()
-            judge_all(make_program, list(items.values()), {"source_lang": source_lang, "target_lang": target_lang},
-                      collected, threads)
-            results |= {((source_lang, target_lang), k): r for k, r in collected.results.items()}
+            judged = judge_items(config, items.values(), {"source_lang": source_lang, "target_lang": target_lang},
+                                 make_program, threads)
+            results |= {((source_lang, target_lang), k): r for k, r in judged.items()}
         from tribunal.eval.mt.outputs import locate
 
         out = []

@@ -2,7 +2,7 @@
 
 A program's *config* is the JSON object an export records (``program.config``) and loading
 rebuilds from, so a tuned M-MAD with ``ablate=stage2`` comes back with the same structure.
-How a config becomes constructor arguments is per program (:data:`SETTINGS`):
+How a config becomes constructor arguments is per program (its entry in :data:`tribunal.core.judges.JUDGES`):
 
 - :class:`ModelSettings`: one pydantic model passed as a single keyword (M-MAD's ``MMADConfig``,
   GEMBA-ESA's ``ESAConfig``, MQM-APE's ``APEConfig``);
@@ -26,6 +26,7 @@ from typing import Any, Iterable, get_origin
 
 from pydantic import ValidationError
 
+from tribunal.core.judges import JUDGES
 from tribunal.errors import UserError
 
 # Setting names that would carry a credential (not "max_tokens"): refused, their value never echoed.
@@ -122,15 +123,12 @@ class KeywordSettings:
         return dict(config)
 
 
-SETTINGS: dict[str, ModelSettings | KeywordSettings] = {
-    "mmad": ModelSettings("tribunal.programs.mqm.mmad:MMADConfig"),
-    "gemba-esa": ModelSettings("tribunal.programs.mqm.esa:ESAConfig"),
-    "mqm-ape": ModelSettings("tribunal.programs.mqm.ape:APEConfig"),
-}
-
-
 def _settings(program: str) -> ModelSettings | KeywordSettings:
-    return SETTINGS.get(program, KeywordSettings())
+    """A judge's settings model from its registry entry; the constructor's keywords for one without."""
+    judge = JUDGES.find(program)
+    if judge is None or judge.settings is None:
+        return KeywordSettings()
+    return ModelSettings(judge.settings.model, judge.settings.keyword)
 
 
 # Run settings of ``mt evaluate`` that a program cannot hold (see the module docstring).
@@ -138,9 +136,8 @@ RUN_ONLY = {"samples": "--samples K", "combine": "--combine RULE", "temperature"
 
 
 def _takes_segment_inputs(program: str) -> bool:
-    from tribunal.optimizers.program_source import PROGRAM_KINDS
-
-    return PROGRAM_KINDS.get(program) == "mt"
+    judge = JUDGES.find(program)
+    return judge is not None and judge.kind == "mt"
 
 
 def _segment_config(program: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -179,14 +176,14 @@ def program_config(program: str, values: dict[str, str]) -> dict[str, Any]:
 
 def build_configured(program: str, config: dict[str, Any] | None = None) -> Any:
     """Build ``program`` from its JSON config; a value the program rejects is a one-line UserError."""
-    from tribunal.programs.mqm.segment_inputs import SegmentInputs, with_segment_inputs
-    from tribunal.programs.registry import build_program
+    from tribunal.core.service import build_judge
+    from tribunal.programs.mqm.segment_inputs import SegmentInputs
 
     config = dict(config or {})
     try:
-        built = build_program(program, **_settings(program).kwargs(_own(program, config)))
         segment = _segment_config(program, config)
-        return with_segment_inputs(built, SegmentInputs(**segment)) if segment else built
+        return build_judge(program, segment=SegmentInputs(**segment) if segment else None,
+                           **_settings(program).kwargs(_own(program, config)))
     except (ValueError, TypeError) as err:  # includes pydantic's ValidationError
         if not config:
             raise

@@ -10,12 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from tribunal.core.judges import JUDGES
 from tribunal.errors import UserError
 
-# What each shipped program judges: "mt" (MQM annotation of a translation) or "equiv" (a pair of
-# hypotheses). A program class may declare ``judge_kind`` itself; that wins.
-PROGRAM_KINDS = {"mmad": "mt", "gemba-mqm": "mt", "eaprompt": "mt", "gemba-esa": "mt", "mqm-ape": "mt",
-                 "equiv-llm": "equiv"}
 _KIND_LABELS = {"mt": "an MT", "equiv": "an equivalence"}
 
 
@@ -37,8 +34,10 @@ class ResolvedProgram:
 
 
 def program_kind(name: str, program: Any) -> str | None:
-    """``"mt"``, ``"equiv"`` or None when unknown."""
-    return getattr(program, "judge_kind", None) or PROGRAM_KINDS.get(name)
+    """``"mt"``, ``"equiv"`` or None when unknown: what the program declares (``judge_kind``), else its
+    registry entry's kind."""
+    judge = JUDGES.find(name)
+    return getattr(program, "judge_kind", None) or (judge.kind if judge else None)
 
 
 def is_program_file(value: str) -> bool:

@@ -11,8 +11,9 @@
 
 - :class:`MQMJudge` runs any MT program of ``tribunal mt evaluate`` (M-MAD with any preset, strategy
   or ablation, GEMBA-MQM, EAPrompt, GEMBA-ESA, MQM-APE) or a tuned export (``program_file``) on the
-  row's ``outputs`` (the translation; or ``inputs["translation"]``). It builds the program with the
-  runner's own builder (:func:`tribunal.eval.mt.job.program_factory`), few-shot demos included, so
+  row's ``outputs`` (the translation; or ``inputs["translation"]``). Its run config and program come
+  from the judging service (:func:`tribunal.core.service.configure`,
+  :func:`~tribunal.core.service.judge_factory`), few-shot demos included, as ``mt evaluate``'s do, so
   its requests are byte for byte those of ``mt evaluate`` for the same item and settings. Its
   feedback value is the score; the rationale lists the errors; an item the judge cannot score
   gets feedback with an error (the reason), never a value.
@@ -34,9 +35,9 @@ from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
 
-MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape")
-# The config section holding a program's ablation switches (``EvaluateConfig``).
-ABLATION_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
+from tribunal.core.judges import JUDGES, MTJudgeName
+
+MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
 
 
 class _Text:
@@ -55,6 +56,9 @@ def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool =
     return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
+SETTING_FIELDS = ("preset", "strategy", "rounds")  # MQMJudge's fields that are a judge's settings (M-MAD's)
+
+
 class MQMJudge(Scorer):
     """An MT judge as a scorer: feedback = the item's score (see the module docstring).
 
@@ -65,7 +69,7 @@ class MQMJudge(Scorer):
     """
 
     name: str = ""
-    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
+    program: MTJudgeName = JUDGES.default("mt")
     program_file: str | None = None
     lm: str
     api_base: str | None = None
@@ -87,26 +91,37 @@ class MQMJudge(Scorer):
             self.name = f"{self.program.replace('-', '_')}_mqm"
 
     def evaluate_config(self, lp: str) -> Any:
-        """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp``."""
-        from tribunal.eval.mt.config import EvaluateConfig
+        """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp`` (from the judging service)."""
+        from tribunal.core.service import JobRequest, configure
         from tribunal.programs.lm import LMSettings
 
-        section = ABLATION_SECTIONS.get(self.program)
-        if self.ablate and section is None:
+        from tribunal.core.service import NoSettings
+
+        settings: dict[str, Any] = {}
+        declared = JUDGES.get(self.program).settings
+        if self.program_file is not None:  # an export brings its program and settings; set fields override them
+            settings = {k: getattr(self, k) for k in ("ablate", *SETTING_FIELDS) if k in self.model_fields_set}
+        elif self.ablate and declared is None:
             raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
-        settings = {section: {"ablate": tuple(self.ablate)}} if section else {}
-        if self.program == "mmad":
-            settings["mmad"] |= {"preset": self.preset, "strategy": self.strategy, "rounds": self.rounds}
+        elif declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
+            fields = JUDGES.get(self.program).settings_model().model_fields
+            settings = {"ablate": tuple(self.ablate)} | {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
         lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
-        return EvaluateConfig(lp=lp, program=self.program, program_file=self.program_file, lm=lm, demos=self.demos,
-                              demo_data=self.demo_data, concurrency=1, **settings)
+        # A program named here as well as an export must be the export's.
+        program = self.program if self.program_file is None or "program" in self.model_fields_set else None
+        try:
+            return configure(JobRequest(given={"lp": lp, "program": program, "program_file": self.program_file,
+                                               "lm": lm, "demos": self.demos, "demo_data": self.demo_data,
+                                               "concurrency": 1}, settings=settings))
+        except NoSettings as err:
+            raise ValueError(f"{err.program} has no ablation switches (ablate={self.ablate!r})") from None
 
     def _judge(self, lp: str) -> Any:
         with self._lock:
             if lp not in self._built:
-                from tribunal.eval.mt.job import program_factory
+                from tribunal.core.service import judge_factory
 
-                self._built[lp] = program_factory(self.evaluate_config(lp))()
+                self._built[lp] = judge_factory(self.evaluate_config(lp))()
             return self._built[lp]
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,

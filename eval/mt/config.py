@@ -10,23 +10,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tribunal.core.judges import JUDGES, Judge, MTJudgeName
 from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.eval.tracking.secrets import secret_values
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
-from tribunal.programs.mqm.baseline_demos import fixed_demo_count
 from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
-from tribunal.programs.mqm.presets import DEFAULT_DEMOS, tweaks
+from tribunal.programs.mqm.presets import tweaks
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 
-DISPLAY_NAMES = {"mmad": "M-MAD", "gemba-mqm": "GEMBA-MQM", "eaprompt": "EAPrompt", "gemba-esa": "GEMBA-ESA",
-                 "mqm-ape": "MQM-APE"}
-# The section of the config holding a program's settings (programs not listed take none).
-SETTINGS_SECTIONS = {"mmad": "mmad", "gemba-esa": "esa", "mqm-ape": "ape"}
-# Programs whose only settings are ablation switches (named ``-no-<switch>`` in the metric name).
-_ABLATION_ONLY = ("gemba-esa", "mqm-ape")
 
 
 class BatchSettings(BaseModel):
@@ -60,9 +54,10 @@ class EvaluateConfig(BaseModel):
 
     data: Path | None = None
     lp: str
-    program: Literal["mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape"] = "mmad"
+    program: MTJudgeName = Field(JUDGES.default("mt"), description="an MT judge of the registry (tribunal.core.judges)")
     program_file: Path | None = Field(None, description="a tuned export (tribunal export) of `program` to run")
     program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
+    # One section per judge settings model (a judge's entry names its section; tests check they agree).
     mmad: MMADConfig = MMADConfig()
     esa: ESAConfig = ESAConfig()
     ape: APEConfig = APEConfig()
@@ -123,9 +118,8 @@ class EvaluateConfig(BaseModel):
 
             state = json.loads(Path(self.program_file).read_text(encoding="utf-8")).get("state", {})
             return sum(len(p.get("demos") or []) for p in state.values() if isinstance(p, dict))
-        if self.program != "mmad":
-            return fixed_demo_count(self.program, self.program_settings())
-        return DEFAULT_DEMOS[self.mmad.demo_rule] if self.demos is None else self.demos
+        plan = self.judge.demo_plan()
+        return plan.count(self.program_settings(), self.demos) if plan else 0
 
     @property
     def metric_name(self) -> str:
@@ -133,16 +127,17 @@ class EvaluateConfig(BaseModel):
         ``GEMBA-MQM-tuned-1a2b3c4d``, ``M-MAD-ref-ctx2``, ``GEMBA-MQM-k5-trimmed``."""
         if self.name:
             return self.name
-        base = DISPLAY_NAMES[self.program]
+        base = self.judge.title
         tuned = self.segment.name_parts() + self.sampling.name_parts()
         tuned += [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
-        if self.program in _ABLATION_ONLY:
-            return "-".join([base] + [f"no-{s}" for s in self.program_settings().ablate] + tuned)
-        if self.program != "mmad":
+        settings = self.program_settings()
+        if self.judge.settings is not None and self.judge.settings.ablation_only:
+            return "-".join([base] + [f"no-{s}" for s in settings.ablate] + tuned)
+        if not isinstance(settings, MMADConfig):
             return "-".join([base, *tuned])
-        parts = [base] + ([self.mmad.preset] if self.mmad.preset != "paper" else [])
-        parts += [self.mmad.strategy] if self.mmad.strategy != "consensus" else []
-        return "-".join(parts + [f"no-{s}" for s in self.mmad.ablate] + tuned)
+        parts = [base] + ([settings.preset] if settings.preset != "paper" else [])
+        parts += [settings.strategy] if settings.strategy != "consensus" else []
+        return "-".join(parts + [f"no-{s}" for s in settings.ablate] + tuned)
 
     @property
     def output_dir(self) -> Path:
@@ -154,23 +149,28 @@ class EvaluateConfig(BaseModel):
         return config_folder("tribunal-out/mt", f"{self.metric_name}_{self.lp}_{short_lm(self.lm.model)}",
                              self.config_signature())
 
+    @property
+    def judge(self) -> Judge:
+        """The registry entry of the chosen program."""
+        return JUDGES.get(self.program)
+
     def program_settings(self) -> BaseModel | None:
-        """The settings of the chosen program (``self.mmad`` for M-MAD), None for one without."""
-        section = SETTINGS_SECTIONS.get(self.program)
-        return getattr(self, section) if section else None
+        """The settings of the chosen program (its section: ``self.mmad`` for M-MAD), None for one without."""
+        settings = self.judge.settings
+        return getattr(self, settings.section) if settings else None
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
         fields: dict[str, object] = {"prog": self.program}
         if self.program_sha256:
             fields["tuned"] = self.program_sha256[:12]
-        if self.program == "mmad":
-            m = self.mmad
+        m = self.program_settings()
+        if isinstance(m, MMADConfig):
             changed = tweaks(m.preset, m.model_dump())
             fields |= {"preset": m.preset, "strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
                        "ablate": ",".join(m.ablate) or "none",
                        "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
-        if self.program in _ABLATION_ONLY:
+        if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
         from tribunal.programs.lm import endpoint_label
 

@@ -55,13 +55,9 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     return document
 
 
-# Programs whose score is not on MQM's scale (GEMBA-ESA: 0-100): no distribution against the human MQM.
-NOT_MQM_SCALE = frozenset({"gemba-esa"})
-
-
 def _marks_spans(config: EvaluateConfig) -> bool:
     """Whether the program outputs error spans (EAPrompt counts errors; ESA without its span step scores)."""
-    return config.program != "eaprompt" and not (config.program == "gemba-esa" and "spans" in config.esa.ablate)
+    return config.judge.spans_marked(config.program_settings())
 
 
 def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
@@ -75,7 +71,7 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     from tribunal.eval.tracking.call_log import attach_call_log
     from tribunal.optimizers.identity import program_identity
     from tribunal.programs.lm import build_lm, build_role_lms
-    from tribunal.programs.mqm.registry import build_program
+    from tribunal.core.service import build_judge
     from tribunal.programs.mqm.roles import RoleLMs
 
     if engine is None and len(config.router.endpoints) > 1:
@@ -90,20 +86,13 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
     tuned = _tuned_state(config)  # an export carries its own demos
+    plan = config.judge.demo_plan()
     demos: dict[str, list] = {}
-    if tuned is not None:
-        demos = {}
-    elif config.program == "mmad" and config.demo_count:
-        from tribunal.programs.mqm.demos import mmad_demos
-
-        demos = mmad_demos(config.mmad, _demo_root(config), config.lp, config.demo_count)
-    elif config.program != "mmad":
-        from tribunal.programs.mqm.baseline_demos import fixed_demos
-
-        demos = fixed_demos(config.program, config.program_settings(), lambda: _demo_root(config), config.lp)
+    if tuned is None and plan is not None:
+        demos = plan.build(config.program_settings(), lambda: _demo_root(config), config.lp, config.demo_count)
 
     def make() -> Any:
-        program = attach_call_log(build_program(config.program, config.program_settings(), lms, config.segment),
+        program = attach_call_log(build_judge(config.program, config.program_settings(), lms, config.segment),
                                   [lms.default, *lms.roles.values()])
         program.strict = config.strict  # fallbacks off: an unusable role unscores its item
         for name, examples in demos.items():
@@ -249,10 +238,11 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
             summary["sampling"] = sampling_summary(config.sampling, results)
             paths["samples"] = write_samples_table(out / "samples.tsv", items, results)
-        scores = covered_scores(pair, seg) if config.program not in NOT_MQM_SCALE else ((), ())
+        # A score not on MQM's scale (GEMBA-ESA: 0-100) has no distribution against the human MQM.
+        scores = covered_scores(pair, seg) if config.judge.scale == "mqm" else ((), ())
         from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling
 
-        ceiling = run_ceiling(pair, seg, config.metric_name, "esa" if config.program in NOT_MQM_SCALE else "mqm")
+        ceiling = run_ceiling(pair, seg, config.metric_name, config.judge.scale)
         if ceiling is not None:
             summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
@@ -284,13 +274,15 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
               "fan_out": config.fan_out, "strict": config.strict, "degraded": config.degraded,
               "demos": config.demo_count, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
-    if config.program in ("gemba-esa", "mqm-ape"):
-        params["ablate"] = ",".join(config.program_settings().ablate) or "none"
+    settings, declared = config.program_settings(), config.judge.settings
+    if declared is not None and declared.ablation_only:
+        params["ablate"] = ",".join(settings.ablate) or "none"
     params |= {"reference": config.segment.reference or "none", "context": config.segment.context,
                "samples": config.sampling.samples, "combine": config.sampling.combine if config.sampling.used else None,
                "temperature": config.lm.temperature}
-    if config.program == "mmad":
-        params |= {f"mmad.{k}": ",".join(v) if isinstance(v, tuple) else v for k, v in config.mmad.model_dump().items()}
+    if declared is not None and not declared.ablation_only:  # e.g. mmad.strategy
+        params |= {f"{declared.section}.{k}": ",".join(v) if isinstance(v, tuple) else v
+                   for k, v in settings.model_dump().items()}
     params |= {f"lm.{role}": own.label() for role, own in config.role_lms.items()}
     summary = result.summary
     metrics = {k: float(v) for k, v in summary.items() if isinstance(v, (int, float))}

@@ -42,8 +42,8 @@ def config_folder(root: str | Path, label: str, signature: str) -> Path:
 def mt_program_label(config: Any) -> str:
     """Program and settings of an MT run: ``M-MAD deliberation r3 no-stage2`` or ``GEMBA-MQM``."""
     label = config.metric_name
-    if config.program == "mmad":
-        m = config.mmad
+    m = config.program_settings()
+    if hasattr(m, "strategy") and hasattr(m, "topic"):  # a debate's settings (M-MAD's)
         bits = [b for b in (m.strategy if m.strategy != "consensus" else "consensus", f"r{m.rounds}",
                             m.topic if m.topic != "severity" else "") if b]
         label = " ".join([label, *[b for b in bits if b not in label]])

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Protocol, get_args
 import dspy
 
 from tribunal.eval.data.mqm_tsv import AnnotatedSegment, MQMRow, annotated_segments, read_mqm_tsv
+from tribunal.programs.mqm.presets import DEFAULT_DEMOS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
 from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS
@@ -154,3 +155,18 @@ def esa_errors(rows: Iterable[HumanAnnotation]) -> list[ESAError]:
 def esa_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:
     """GEMBA-ESA's fixed demos: GEMBA-MQM's segments, with errors in ESA's two severities."""
     return [demo.copy(errors=[as_esa(e) for e in demo.errors]) for demo in gemba_demos(root, lp, count, seed)]
+
+
+class MMADDemoPlan:
+    """M-MAD's default demos (its registry entry's plan): ``--demos`` per stage-1 agent, else the preset's."""
+
+    def count(self, settings: Any, requested: int | None = None) -> int:
+        """Demos per agent: ``requested`` (``--demos``), else the preset's default (4 paper, 2 lean)."""
+        return DEFAULT_DEMOS[settings.demo_rule] if requested is None else requested
+
+    def build(self, settings: Any, root: Any, lp: str, count: int) -> dict[str, list[dspy.Example]]:
+        """``{predictor: demos}`` (:func:`mmad_demos`); ``root()`` is asked for only when a demo is needed."""
+        return mmad_demos(settings, root(), lp, count) if count else {}
+
+
+MMAD_DEMOS = MMADDemoPlan()

@@ -13,11 +13,13 @@ The error conversion itself is the one the default demo pools use (:mod:`tribuna
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import dspy
 
+from tribunal.core.judges import JUDGES
 from tribunal.programs.mqm.demos import dimension_errors, esa_errors, gemba_errors, split_category
 from tribunal.programs.mqm.scoring import esa_from_mqm
 from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
@@ -143,13 +145,29 @@ def esa_score_label(example: Any) -> dspy.Example | None:
     return _demo(example, errors=esa_errors(errors), score=esa_from_mqm(float(example.gold_score)))
 
 
-_MMAD = {dimension: functools.partial(dimension_label, dimension) for dimension in DIMENSIONS}
+class _ProgramLabels(Mapping):
+    """``{program: {predictor: label}}`` of every registered judge with labels, read from the registry."""
 
-PROGRAM_LABELS: dict[str, dict[str, Label]] = {
-    "gemba-mqm": {"annotate": gemba_label},
-    "eaprompt": {"analyse": eaprompt_label},
-    "mmad": {**_MMAD, "coupled": coupled_label},
-    "gemba-esa": {"annotate": esa_spans_label, "rate": esa_score_label},
-    "mqm-ape": {"evaluate": gemba_label},
-}
+    def __getitem__(self, program: str) -> dict[str, Label]:
+        judge = JUDGES.find(program)
+        if judge is None or judge.labels is None:
+            raise KeyError(program)
+        return judge.label_functions()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([judge.name for judge in JUDGES if judge.labels is not None])
+
+    def __len__(self) -> int:
+        return len(list(iter(self)))
+
+
+# Each judge's labels; its registry entry (tribunal.core.judges) names them.
+GEMBA_LABELS: dict[str, Label] = {"annotate": gemba_label}
+EAPROMPT_LABELS: dict[str, Label] = {"analyse": eaprompt_label}
+MMAD_LABELS: dict[str, Label] = {**{dimension: functools.partial(dimension_label, dimension) for dimension in DIMENSIONS},
+                                 "coupled": coupled_label}
+ESA_LABELS: dict[str, Label] = {"annotate": esa_spans_label, "rate": esa_score_label}
+APE_LABELS: dict[str, Label] = {"evaluate": gemba_label}
+
+PROGRAM_LABELS: Mapping[str, dict[str, Label]] = _ProgramLabels()
 """``{program name: {predictor path: label}}`` for every MT program the optimizers can tune."""

@@ -1,49 +1,31 @@
-"""The MT judge programs selectable by name (``--program``)."""
+"""The MT judge programs selectable by name (``--program``): the ``mt`` judges of the registry."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator
 
+from tribunal.core.judges import JUDGES
 from tribunal.programs.mqm.roles import RoleLMs
 
 
-def _mmad(config: Any, lms: RoleLMs | None):
-    from tribunal.programs.mqm.mmad import MMAD
+class _MTPrograms(Mapping):
+    """``{name: builder(config, lms)}`` of the registry's MT judges, read from it at each use."""
 
-    return MMAD(config, lms)
+    def __getitem__(self, name: str) -> Callable[[Any, RoleLMs | None], Any]:
+        judge = JUDGES.find(name)
+        if judge is None or judge.kind != "mt":
+            raise KeyError(name)
+        return lambda config, lms: judge.build(config, lms)
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(JUDGES.names("mt"))
 
-def _gemba(config: Any, lms: RoleLMs | None):
-    from tribunal.programs.mqm.gemba import GembaMQMJudge
-
-    return GembaMQMJudge(lms)
-
-
-def _eaprompt(config: Any, lms: RoleLMs | None):
-    from tribunal.programs.mqm.eaprompt import EAPromptJudge
-
-    return EAPromptJudge(lms)
+    def __len__(self) -> int:
+        return len(JUDGES.names("mt"))
 
 
-def _esa(config: Any, lms: RoleLMs | None):
-    from tribunal.programs.mqm.esa import GembaESAJudge
-
-    return GembaESAJudge(config, lms)
-
-
-def _ape(config: Any, lms: RoleLMs | None):
-    from tribunal.programs.mqm.ape import MQMAPEJudge
-
-    return MQMAPEJudge(config, lms)
-
-
-PROGRAMS: dict[str, Callable[[Any, RoleLMs | None], Any]] = {
-    "mmad": _mmad,
-    "gemba-mqm": _gemba,
-    "eaprompt": _eaprompt,
-    "gemba-esa": _esa,
-    "mqm-ape": _ape,
-}
+PROGRAMS: Mapping[str, Callable[[Any, RoleLMs | None], Any]] = _MTPrograms()
 
 
 def build_program(name: str, config: Any = None, lms: RoleLMs | None = None, inputs: Any = None):

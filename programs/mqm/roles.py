@@ -13,17 +13,12 @@ import contextlib
 import contextvars
 from typing import Any, Mapping
 
+from tribunal.core.judges import JUDGES
 from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
 
-ROLE_GROUPS: dict[str, str] = {
-    "accuracy": "assessor", "fluency": "assessor", "style": "assessor", "terminology": "assessor",
-    "defender": "debater", "opposer": "debater",
-}
-ROLES: tuple[str, ...] = (
-    "accuracy", "fluency", "style", "terminology", "assessor", "coupled", "defender", "opposer", "debater",
-    "consensus", "reviewer", "debate_judge", "judge", "gemba", "eaprompt",
-    "evaluator", "scorer", "post_editor", "verifier",
-)
+# Each judge declares its roles and their groups in its registry entry (tribunal.core.judges).
+ROLE_GROUPS: dict[str, str] = JUDGES.role_groups()
+ROLES: tuple[str, ...] = JUDGES.roles()
 
 _CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))
 
@@ -54,14 +49,15 @@ class RoleLMs:
     """A default LM plus optional per-role LMs. ``None`` everywhere means ``dspy.settings.lm``."""
 
     def __init__(self, default: Any = None, roles: Mapping[str, Any] | None = None):
-        unknown = set(roles or {}) - set(ROLES)
+        known = JUDGES.roles()
+        unknown = set(roles or {}) - set(known)
         if unknown:
-            raise ValueError(f"unknown role(s) {sorted(unknown)}; known roles: {', '.join(ROLES)}")
+            raise ValueError(f"unknown role(s) {sorted(unknown)}; known roles: {', '.join(known)}")
         self.default = default
         self.roles = dict(roles or {})
 
     def for_role(self, role: str) -> Any:
-        return self.roles.get(role) or self.roles.get(ROLE_GROUPS.get(role, "")) or self.default
+        return self.roles.get(role) or self.roles.get(JUDGES.role_groups().get(role, "")) or self.default
 
 
 def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None, **inputs: Any) -> Any:

@@ -137,7 +137,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
                       "built for this CPU, to run them on a small model on this machine).[/dim]")
         return
     from tribunal.cli.mt_evaluate import run_and_report
-    from tribunal.eval.mt.config import EvaluateConfig
+    from tribunal.core.service import JobRequest, configure
     from tribunal.programs.lm import LMSettings
 
     from tribunal.programs.local_models import is_bundled
@@ -149,9 +149,9 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
                     **(limits or {}))
     demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
     mmad = {"preset": "lean", "rounds": 1} if small else {}
-    config = EvaluateConfig(data=wmt23, lp="zh-en", lm=lm, limit=items, rated_only=True, demos=0 if small else demos,
-                            demo_data=wmt23.parent / "mqm-ted", out=out / "mmad", concurrency=1 if small else 4,
-                            mmad=mmad)
+    config = configure(JobRequest(given=dict(data=wmt23, lp="zh-en", lm=lm, limit=items, rated_only=True,
+                                             demos=0 if small else demos, demo_data=wmt23.parent / "mqm-ted",
+                                             out=out / "mmad", concurrency=1 if small else 4), settings=mmad))
     run_and_report(config, tracking)
 
 

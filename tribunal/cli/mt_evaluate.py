@@ -14,9 +14,11 @@ from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption, check_timeout
 from tribunal.cli.numbers import count, money, number, seconds
+from tribunal.core.judges import JUDGES
 from tribunal.errors import EXIT_UNSCORED
 
-MMAD_ONLY = ("--preset", "--strategy", "--rounds", "--topic", "--demos")
+# Options only one judge takes (its registry entry's ``options``); the others refuse them.
+OWNED_OPTIONS = tuple(option for judge in JUDGES for option in judge.options)
 EPILOG = examples(
     "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --limit 20",
     "tribunal mt evaluate --lp en-de --lm openai/Qwen2.5-7B-Instruct --api-base http://localhost:8000/v1 "
@@ -32,7 +34,7 @@ def evaluate(
     lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model name of every role without a --role-lm, e.g. "
                                      "openai/gpt-4o-mini. Required (here or as lm.model in --config)."),
     data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23)."),
-    program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE", help="mmad | gemba-mqm | eaprompt | gemba-esa | mqm-ape (default: mmad), or a tuned export (.json) from `tribunal export`."),
+    program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE", help=f"{' | '.join(JUDGES.names('mt'))} (default: {JUDGES.default('mt')}), or a tuned export (.json) from `tribunal export`."),
     preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one; default) | lean (fewer calls)."),
     strategy: Optional[str] = typer.Option(None, "--strategy", help="M-MAD debate: consensus (default) | deliberation | interactive-review | consultancy-review."),
     rounds: Optional[int] = typer.Option(None, "--rounds", help="M-MAD: most debate rounds (default: 3)."),
@@ -85,7 +87,8 @@ def evaluate(
     from pydantic import ValidationError
 
     from tribunal.cli.common import tracking_settings
-    from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge
+    from tribunal.core.service import JobRequest, NoSettings, configure, layered
+    from tribunal.eval.mt.config import load_config_file
     from tribunal.programs.lm import parse_role_lms
 
     check_timeout(timeout)
@@ -94,9 +97,8 @@ def evaluate(
         roles = parse_role_lms(role_lm) if role_lm else None
     except (OSError, ValueError) as err:
         raise UserError(str(err)) from None
-    mmad = {"preset": preset, "strategy": strategy, "rounds": rounds, "topic": topic}
     role_lms = {r: m.model_dump(exclude_none=True) for r, m in roles.items()} if roles else None
-    flags = {"lp": lp, "data": data, "program": program, "mmad": mmad, "role_lms": role_lms,
+    flags = {"lp": lp, "data": data, "program": program, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
                     "cache": cache, "reasks": reasks, "temperature": temperature, "max_tokens": max_tokens,
                     "timeout": timeout},
@@ -107,14 +109,19 @@ def evaluate(
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored,
              "strict": strict, "degraded": degraded}
+    for option, value in {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic}.items():
+        owner = JUDGES.owner(option)  # a setting of the judge that takes the option, in its section
+        flags.setdefault(owner.settings.section, {})[option[2:]] = value
     # A tuned export brings its program and settings; explicit flags still override the settings.
-    tuned = _tuned_program(program or base.get("program"))
-    merged = merge(merge(base, tuned), {**flags, "program": None} if tuned else flags)
+    merged = layered(JobRequest(base=base, given=flags))
     given = {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic, "--demos": demos,
              "--routing": routing, "--batch-poll": batch_poll, "--combine": combine}
     refuse_conflicts(merged, {k: v for k, v in given.items() if v is not None})
     if ablate:
-        merged = merge(merged, _ablation(merged.get("program") or "mmad", list(ablate)))
+        try:
+            merged = layered(JobRequest(base=merged, settings={"ablate": list(ablate)}))
+        except NoSettings as err:
+            raise UserError(f"--ablate: program {err.program} has no ablations") from None
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
@@ -124,7 +131,7 @@ def evaluate(
     if not isinstance(lm_table, dict) or not lm_table.get("model"):
         raise UserError("no LM: pass --lm MODEL (e.g. openai/gpt-4o-mini) or set lm.model in --config")
     try:
-        settings = EvaluateConfig.model_validate(merged)
+        settings = configure(merged)
     except ValidationError as err:
         first = err.errors()[0]
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
@@ -141,11 +148,12 @@ def evaluate(
 
 def refuse_conflicts(merged: dict, given: dict) -> None:
     """One-line refusals of options the resolved configuration would silently ignore."""
-    program = merged.get("program") or "mmad"
-    for option in MMAD_ONLY:
-        if option in given and program != "mmad":
-            raise UserError(f"{option}: an M-MAD setting, but the program is {program} (drop {option}, "
-                            "or use --program mmad)")
+    program = merged.get("program") or JUDGES.default("mt")
+    for option in OWNED_OPTIONS:
+        owner = JUDGES.owner(option)
+        if option in given and program != owner.name:
+            raise UserError(f"{option}: an {owner.title} setting, but the program is {program} (drop {option}, "
+                            f"or use --program {owner.name})")
     endpoints = (merged.get("router") or {}).get("endpoints") or []
     if "--routing" in given and len(endpoints) < 2:
         raise UserError("--routing: balances several endpoints; give --api-base more than once")
@@ -166,52 +174,17 @@ def _sampling_notice(settings) -> None:
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
 
 
-def _tuned_program(value: Optional[str]) -> dict:
-    """For ``--program FILE``: the exported program's name, settings, file and seal ({} for a name)."""
-    from tribunal.eval.mt.config import SETTINGS_SECTIONS
-    from tribunal.optimizers.program_source import is_program_file
-
-    if not value or not isinstance(value, str) or not is_program_file(value):
-        return {}  # a program name, or a wrong type that the config's validation reports
-    from tribunal.optimizers.export import read_export
-
-    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
-
-    document = read_export(value)
-    info = document["program"]
-    tuned = {"program": info["name"], "program_file": Path(value), "program_sha256": document["sha256"]}
-    config = dict(info.get("config") or {})
-    segment = {key: config.pop(key) for key in SEGMENT_KEYS if key in config}  # the export's reference / context
-    if segment:
-        tuned["segment"] = segment
-    section = SETTINGS_SECTIONS.get(info["name"])
-    if section and config:
-        tuned[section] = config
-    return tuned
-
-
-def _ablation(program: str, ablate: list[str]) -> dict:
-    """``--ablate`` as the chosen program's setting (its values are checked by the program's config)."""
-    from tribunal.eval.mt.config import SETTINGS_SECTIONS
-
-    section = SETTINGS_SECTIONS.get(program)
-    if section is None:
-        raise UserError(f"--ablate: program {program} has no ablations")
-    return {section: {"ablate": ablate}}
-
-
 def run_and_report(settings, tracking, engine=None, trace_sample=None):
     """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
     from tribunal.cli.progress import progress_bars
+    from tribunal.core.service import run
     from tribunal.eval.data.errors import DataFormatError
-    from tribunal.eval.mt.job import run_evaluation
 
     label = f"judging {settings.metric_name} {settings.lp}"
     with progress_bars() as report:
         try:
-            result = run_evaluation(settings, tracking, engine,
-                                    progress=lambda done, total: report(label, done, total),
-                                    trace_sample=trace_sample)
+            result = run(settings, tracking, engine, progress=lambda done, total: report(label, done, total),
+                         trace_sample=trace_sample)
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
     print_summary(make_console(), result)

@@ -14,6 +14,7 @@ from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
                                      TimeoutOption)
 from tribunal.cli.numbers import number
+from tribunal.core.judges import JUDGES
 from tribunal.optimizers.registry import OPTIMIZERS
 
 OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
@@ -44,7 +45,7 @@ def register(app: typer.Typer) -> None:
 
 def optimize(
     program: str = typer.Option(..., "--program", metavar="NAME|FILE",
-                                help="A registered program (gemba-mqm, mmad, eaprompt, gemba-esa, mqm-ape, equiv-llm) "
+                                help=f"A registered program ({', '.join(JUDGES.names())}) "
                                      "or an exported .json file to tune further."),
     optimizer: str = typer.Option(..., "--optimizer", metavar="NAME", help=OPTIMIZER_HELP),
     train: str = typer.Option(

@@ -1,0 +1,1 @@
+"""The core of tribunal: the judge registry and the judging service."""

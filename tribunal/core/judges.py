@@ -1,0 +1,215 @@
+"""The judge registry: every judge tribunal ships is declared once, here, in one :class:`Judge` entry.
+
+An entry names everything the rest of tribunal needs to know about a judge: its display name, what
+it judges (``kind``), the scale of its score, its settings model and the section of the run's config
+file that holds them, its roles (and the fallbacks its method defines for them), its labelled and
+default few-shot demos, and the builder of its ``dspy.Module``. Every other table (the ``--program``
+choices of each command, the config sections, the score scales, the demo plans, the labels) is read
+from :data:`JUDGES`.
+
+Objects are named by ``"module:attribute"`` paths imported on first use, so listing the judges
+imports nothing above this layer and costs nothing. Adding a judge is one :meth:`JudgeRegistry.add`
+(a test may add one and remove it again).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable, Iterator, Literal
+
+from pydantic import AfterValidator
+from pydantic_core import PydanticCustomError
+
+Kind = Literal["mt", "equiv"]
+Scale = Literal["mqm", "esa"]
+
+
+def load(target: str | Any) -> Any:
+    """The object a ``"module:attribute"`` path names (anything else is returned as it is)."""
+    if not isinstance(target, str):
+        return target
+    module, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A judge's settings: a pydantic model, passed to its builder as ``keyword=Model(...)``."""
+
+    model: str
+    """``"module:Class"`` of the pydantic model (``extra="forbid"``) holding every switch."""
+    section: str
+    """The section of the run's config file (a field of ``EvaluateConfig``) holding them."""
+    ablation_only: bool = False
+    """Whether its only switches are ablations (``ablate``), named ``no-<switch>`` in the metric name."""
+    keyword: str = "config"
+
+
+@dataclass(frozen=True)
+class Judge:
+    """One judge, declared once (see the module docstring)."""
+
+    name: str
+    builder: str | Callable[..., Any]
+    """``"module:attribute"`` of the ``dspy.Module`` class (or a factory) building a fresh, untuned judge."""
+    kind: Kind | None = None
+    """What it judges: ``mt`` (an MQM annotation of a translation) or ``equiv`` (a pair of hypotheses);
+    None: the built program says (``judge_kind``)."""
+    display: str = ""
+    """Its name in score files and run names (default: ``name``)."""
+    scale: Scale = "mqm"
+    """The scale of its score: ``mqm`` (penalties, 0 best) or ``esa`` (GEMBA-ESA's 0-100)."""
+    settings: Settings | None = None
+    roles: tuple[str, ...] = ()
+    """The roles its LM calls are made as (each may run on its own LM, ``--role-lm ROLE=MODEL``)."""
+    role_groups: tuple[tuple[str, str], ...] = ()
+    """``(role, group)``: a role without its own LM falls back to its group's, then to the default LM."""
+    fallbacks: str | None = None
+    """``"module:attribute"`` of the :class:`~tribunal.programs.fallbacks.Fallback` (or a dict of them) its
+    method defines for a role that stays unusable; None: a failed role unscores the item."""
+    labels: str | None = None
+    """``"module:attribute"`` of ``{predictor: label}`` turning a human-labelled example into a demo."""
+    demos: str | None = None
+    """``"module:attribute"`` of its default demo plan (``count`` and ``build``); None: zero-shot."""
+    marks_spans: bool = True
+    """Whether it outputs error spans (EAPrompt only counts errors)."""
+    spans_switch: str | None = None
+    """The ablation switch that leaves its span step out (GEMBA-ESA's ``spans``)."""
+    options: tuple[str, ...] = ()
+    """``mt evaluate`` options only this judge takes (another program refuses them)."""
+    default: bool = False
+    """The judge of its kind a command runs when none is named."""
+
+    @property
+    def title(self) -> str:
+        """The display name (``name`` when none is declared)."""
+        return self.display or self.name
+
+    def factory(self) -> Callable[..., Any]:
+        """The builder (imported on first use)."""
+        return load(self.builder)
+
+    def settings_model(self) -> Any:
+        """The pydantic class of its settings, None for a judge without."""
+        return load(self.settings.model) if self.settings else None
+
+    def build(self, settings: Any = None, lms: Any = None, **keywords: Any) -> Any:
+        """A fresh program: ``settings`` (its model; None: the defaults) and ``lms`` (role LMs) when given."""
+        if self.settings is not None and settings is not None:
+            keywords[self.settings.keyword] = settings
+        if lms is not None:
+            keywords["lms"] = lms
+        return self.factory()(**keywords)
+
+    def label_functions(self) -> dict[str, Any]:
+        """``{predictor: label}`` (empty for a judge without labelled demos)."""
+        return dict(load(self.labels)) if self.labels else {}
+
+    def demo_plan(self) -> Any:
+        """Its default demo plan, None for a zero-shot judge."""
+        return load(self.demos) if self.demos else None
+
+    def spans_marked(self, settings: Any = None) -> bool:
+        """Whether this judge with ``settings`` outputs error spans."""
+        ablated = self.spans_switch is not None and self.spans_switch in getattr(settings, "ablate", ())
+        return self.marks_spans and not ablated
+
+
+class JudgeRegistry:
+    """The judges by name, in declaration order."""
+
+    def __init__(self, judges: tuple[Judge, ...] | list[Judge] = ()):
+        self._judges: dict[str, Judge] = {}
+        for judge in judges:
+            self.add(judge)
+
+    def add(self, judge: Judge) -> Judge:
+        """Declare ``judge`` (replacing an entry of the same name)."""
+        self._judges[judge.name] = judge
+        return judge
+
+    def remove(self, name: str) -> None:
+        """Forget ``name`` (nothing if unknown)."""
+        self._judges.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._judges
+
+    def __iter__(self) -> Iterator[Judge]:
+        return iter(list(self._judges.values()))
+
+    def find(self, name: str) -> Judge | None:
+        """The entry of ``name``, None when unknown."""
+        return self._judges.get(name)
+
+    def get(self, name: str) -> Judge:
+        """The entry of ``name``; KeyError naming the known judges otherwise."""
+        if name not in self._judges:
+            raise KeyError(f"unknown judge {name!r} (known: {', '.join(self._judges)})")
+        return self._judges[name]
+
+    def names(self, kind: Kind | None = None) -> list[str]:
+        """The names, in declaration order (of ``kind`` only, when given)."""
+        return [j.name for j in self if kind is None or j.kind == kind]
+
+    def default(self, kind: Kind) -> str:
+        """The name of the default judge of ``kind``."""
+        return next(j.name for j in self if j.kind == kind and j.default)
+
+    def owner(self, option: str) -> Judge | None:
+        """The judge that alone takes ``mt evaluate`` option ``option`` (None: any judge takes it)."""
+        return next((j for j in self if option in j.options), None)
+
+    def roles(self) -> tuple[str, ...]:
+        """Every role of every judge, each once, groups included, in declaration order."""
+        seen: dict[str, None] = {}
+        for judge in self:
+            for role in judge.roles:
+                seen.setdefault(role)
+        return tuple(seen)
+
+    def role_groups(self) -> dict[str, str]:
+        """``{role: group}`` over every judge."""
+        return {role: group for judge in self for role, group in judge.role_groups}
+
+
+_MQM = "tribunal.programs.mqm"
+_DIMENSIONS = ("accuracy", "fluency", "style", "terminology")
+
+JUDGES = JudgeRegistry([
+    Judge("mmad", f"{_MQM}.mmad:MMAD", "mt", "M-MAD", default=True,
+          settings=Settings(f"{_MQM}.mmad:MMADConfig", "mmad"),
+          roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
+                 "debate_judge", "judge"),
+          role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
+          fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.demos:MMAD_DEMOS",
+          options=("--preset", "--strategy", "--rounds", "--topic", "--demos")),
+    Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
+          labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
+    Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
+          labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
+    Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
+          settings=Settings(f"{_MQM}.esa:ESAConfig", "esa", ablation_only=True), roles=("evaluator", "scorer"),
+          labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
+    Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
+          settings=Settings(f"{_MQM}.ape:APEConfig", "ape", ablation_only=True),
+          roles=("evaluator", "post_editor", "verifier"), fallbacks=f"{_MQM}.ape:FALLBACK",
+          labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
+    Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True),
+])
+"""The shipped judges."""
+
+
+def _mt_judge(value: str) -> str:
+    """``value`` if it names an MT judge of :data:`JUDGES`, else the error pydantic gives a wrong choice."""
+    names = JUDGES.names("mt")
+    if value not in names:
+        quoted = [repr(name) for name in names]
+        expected = " or ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else "".join(quoted)
+        raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": expected})
+    return value
+
+
+MTJudgeName = Annotated[str, AfterValidator(_mt_judge)]
+"""A field holding the name of an MT judge, checked against the registry when validated."""

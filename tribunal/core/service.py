@@ -1,0 +1,155 @@
+"""The judging service: typed settings + items -> typed results, the one way a judge run is assembled.
+
+Every caller that runs an MT judge goes through here: ``tribunal mt evaluate`` (:func:`configure`,
+then :func:`run`: the run outputs), the MLflow scorer :class:`tribunal.scorers.MQMJudge`
+(:func:`configure`, :func:`judge_factory`), the pyfunc model
+:class:`tribunal.optimizers.judge_model.TunedJudge` (:func:`configure`, :func:`judge_items`) and the
+optimizers (:func:`build_judge`). So the same settings give the same ``EvaluateConfig``, the same
+program, demos and requests, whichever door they came in by.
+
+A :class:`JobRequest` holds the values in layers: ``base`` (a config file), ``given`` (explicit
+values; ``None`` means not given) and ``settings`` (the program's own switches, placed in the
+section its registry entry names). A ``program`` (or ``program_file``) naming an exported file brings
+the export's program, settings and seal: over ``base``, under ``given``.
+
+The runner, the config model and the program builders sit above this layer: each function imports
+them when called, so that importing ``tribunal.core`` imports nothing above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from tribunal.core.judges import JUDGES
+
+
+class NoSettings(ValueError):
+    """Settings were given for a program that takes none (each caller words it for its own option)."""
+
+    def __init__(self, program: str):
+        super().__init__(f"program {program} has no settings")
+        self.program = program
+
+
+@dataclass
+class JobRequest:
+    """What a caller asks to be judged with, in layers (see the module docstring)."""
+
+    base: Mapping[str, Any] = field(default_factory=dict)
+    given: Mapping[str, Any] = field(default_factory=dict)
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def export_fields(path: str | Path) -> dict[str, Any]:
+    """The run values an exported program brings: its program, file, seal, segment inputs and settings.
+
+    The export is verified (seal, structure, no secrets) before anything is read from it.
+    """
+    from tribunal.optimizers.export import read_export  # the export format sits above this layer
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+
+    document = read_export(path)
+    info = document["program"]
+    fields: dict[str, Any] = {"program": info["name"], "program_file": Path(path), "program_sha256": document["sha256"]}
+    config = dict(info.get("config") or {})
+    segment = {key: config.pop(key) for key in SEGMENT_KEYS if key in config}  # the export's reference / context
+    if segment:
+        fields["segment"] = segment
+    judge = JUDGES.find(info["name"])
+    if judge is not None and judge.settings is not None and config:
+        fields[judge.settings.section] = config
+    return fields
+
+
+def _export_path(request: JobRequest) -> str | Path | None:
+    """The export a request names: ``given`` ``program_file``, or the ``program`` (given, else the base's)
+    when it is a file's path."""
+    from tribunal.optimizers.program_source import is_program_file  # as the optimizers tell a file from a name
+
+    if request.given.get("program_file"):
+        return request.given["program_file"]
+    program = request.given.get("program") or request.base.get("program")
+    return program if isinstance(program, str) and is_program_file(program) else None
+
+
+def layered(request: JobRequest) -> dict[str, Any]:
+    """The request's values merged (config file < export < given), settings in their program's section.
+
+    Raises :class:`NoSettings` for settings of a program without a settings model (or of an unknown one).
+    """
+    from tribunal.eval.mt.config import merge  # the config's own nested merge
+
+    given = dict(request.given)
+    path = _export_path(request)
+    if path is not None:
+        tuned = export_fields(path)
+        if isinstance(given.get("program"), str) and given["program"] not in (str(path), tuned["program"]):
+            from tribunal.errors import UserError
+
+            raise UserError(f"{path}: exported program is {tuned['program']!r}, not {given['program']!r}")
+        merged = merge(merge(dict(request.base), tuned), {**given, "program": None, "program_file": None})
+    else:
+        merged = merge(dict(request.base), given)
+    if request.settings:
+        program = merged.get("program") or JUDGES.default("mt")
+        judge = JUDGES.find(program) if isinstance(program, str) else None
+        if judge is None or judge.settings is None:
+            raise NoSettings(str(program))
+        merged = merge(merged, {judge.settings.section: dict(request.settings)})
+    return merged
+
+
+def configure(request: JobRequest | Mapping[str, Any]) -> Any:
+    """The run's typed ``EvaluateConfig``; pydantic's ``ValidationError`` for invalid values."""
+    from tribunal.eval.mt.config import EvaluateConfig  # the run's config model sits above this layer
+
+    values = layered(request) if isinstance(request, JobRequest) else dict(request)
+    return EvaluateConfig.model_validate(values)
+
+
+def judge_factory(config: Any, engine: Any = None) -> Callable[[], Any]:
+    """A function building a fresh judge of ``config`` (LMs, demos, tuned state), as the runner builds it."""
+    from tribunal.eval.mt.job import program_factory  # the runner's builder: one per worker thread
+
+    return program_factory(config, engine)
+
+
+def build_judge(name: str, settings: Any = None, lms: Any = None, segment: Any = None, **keywords: Any) -> Any:
+    """A fresh, untuned program of judge ``name``: its settings model (None: the defaults), role LMs,
+    segment inputs (a ``SegmentInputs``, MT judges) and further constructor keywords."""
+    from tribunal.programs.mqm.segment_inputs import with_segment_inputs  # the programs sit above this layer
+
+    return with_segment_inputs(JUDGES.get(name).build(settings, lms, **keywords), segment)
+
+
+class _Collected:
+    """Stands in for the run journal: results kept in memory."""
+
+    def __init__(self) -> None:
+        self.results: dict[str, Any] = {}
+
+    def append(self, result: Any) -> None:
+        self.results[result.key] = result
+
+
+def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str], make_program: Any = None,
+                threads: int | None = None) -> dict[str, Any]:
+    """``{item key: ItemResult}`` for ``items`` (``JudgeItem``) in one language pair, judged as ``mt evaluate``
+    judges them, with no journal (``make_program``: a :func:`judge_factory` to reuse)."""
+    from tribunal.eval.mt.judging import judge_all  # the runner's scheduler sits above this layer
+
+    collected = _Collected()
+    judge_all(make_program or judge_factory(config), list(items), dict(languages), collected,
+              threads or config.concurrency)
+    return collected.results
+
+
+def run(config: Any, tracking: Any, engine: Any = None, progress: Callable[[int, int], Any] | None = None,
+        trace_sample: float | None = None) -> Any:
+    """Judge the config's data, write the run outputs (score files, errors, transcripts, journal),
+    meta-evaluate and track: the ``EvaluationResult`` of ``mt evaluate``."""
+    from tribunal.eval.mt.job import run_evaluation  # the runner sits above this layer
+
+    return run_evaluation(config, tracking, engine, progress=progress, trace_sample=trace_sample)
