@@ -59,7 +59,7 @@ def demo(
        program from its run (OUT/loop/tuned.json); judge the same items with it; compare the two
        judge runs (tribunal runs compare, plots in OUT/loop/compare/).
     Without --lm, when the local extra is installed, steps 3-9 run on the bundled local model
-    (SmolLM2-135M-Instruct) with fewer items (M-MAD lean, one debate round, on 2 items; the loop
+    (SmolLM2-135M-Instruct) with fewer items (M-MAD lean, one debate round, on 1 item; the loop
     on 2 items and 2 dev items), a few minutes on 2 cores; a 135M model's numbers say nothing about
     quality. --no-lm skips the LM steps.
     Each step is an MLflow run of the experiment tribunal-demo; the demo ends with what the
@@ -196,7 +196,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
 
     small = is_bundled(model)  # the bundled model: few, short calls, so the step takes minutes on 2 cores
     items = LOCAL_DEMO_ITEMS if small else 5
-    console.rule(f"3. M-MAD on {items} WMT23 zh-en items with {model}")
+    console.rule(f"3. M-MAD on {items} WMT23 zh-en item{'' if items == 1 else 's'} with {model}")
     lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache,
                     **(limits or {}))
     demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
@@ -207,7 +207,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
     run_and_report(config, tracking)
 
 
-LOCAL_DEMO_ITEMS = 2
+LOCAL_DEMO_ITEMS = 1  # M-MAD makes several long calls per item: one shows them, the loop below judges more
 LOCAL_DEMO_MAX_TOKENS = 192
 
 
