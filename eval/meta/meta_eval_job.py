@@ -150,6 +150,11 @@ def run_meta_eval(
             run.log_metrics({f"{row['metric']}/{k}": v for k, v in row.items() if k != "metric"})
         run.log_text(table_to_tsv(table), "meta_eval.tsv")
         run.log_table(numeric, "meta_eval.json")
+        if rankings and run.run_id:
+            from tribunal.eval.meta.cluster_plot import clusters_figure
+
+            run.log_figure(clusters_figure(rankings, f"{chosen.name}: significance clusters ({samples} draws)"),
+                           "significance_clusters.png")
         result = MetaEvalResult(table, computed.details, sig, run.run_id, chosen, rankings, computed.notes,
                                 coverage_limited)
         if result.problems():

@@ -330,5 +330,8 @@ def _log_analysis(run: Any, result: EvaluationResult) -> None:
         run.log_metrics({"distribution.wasserstein": comparison.wasserstein, "distribution.ks": comparison.ks_statistic})
         run.log_figure(distribution_figure(judge, human, f"{result.summary.get('items', '')} items: judge vs human MQM"),
                        "distribution.png")
+        from tribunal.eval.meta.scatter_plot import judge_human_scatter
+
+        run.log_figure(judge_human_scatter(judge, human, "judge vs human MQM, per rated cell"), "judge_vs_human.png")
     for round_, stats in sorted(result.debates.items()):
         run.log_metrics({f"debate.{k}": v for k, v in stats.items()}, step=round_)

@@ -189,6 +189,7 @@ def test_demo_runs_on_the_local_model_when_the_extra_is_there(stand_in, tmp_path
     monkeypatch.setenv("TRIBUNAL_DATA", str(wmt23_root.parent))
     monkeypatch.delenv("TRIBUNAL_LM", raising=False)
     monkeypatch.setenv("FAKE_LLAMA_ANSWERED", str(tmp_path / "answered"))
+    monkeypatch.setenv("FAKE_LLAMA_ANSWER", '{"errors": []}')  # GEMBA-MQM reads it (no error): the loop is tuned
     outcome = run_cli(capsys, "demo", "--no-track", "--no-cache", "--out", tmp_path / "demo")
     assert outcome.status == 0, outcome.err
     # the local model answered: HTTP 200s counted by the server itself, the same number the M-MAD step reports
@@ -198,7 +199,9 @@ def test_demo_runs_on_the_local_model_when_the_extra_is_there(stand_in, tmp_path
     assert reported and reported[0] > 0 and sum(reported) <= answered, outcome.out
     assert "connection error" not in (outcome.out + outcome.err).lower()
     assert "local model server for" not in outcome.err  # it never died (a death is said in one line)
-    assert "M-MAD on 2 WMT23 zh-en items with local" in outcome.out
+    assert "M-MAD on 1 WMT23 zh-en item with local" in outcome.out
     assert "The LLM equivalence judge on 3 pairs of the suite with local" in outcome.out
+    assert "5. GEMBA-MQM, untuned, on 2 WMT23 zh-en items with local" in outcome.out
+    assert "8. The tuned GEMBA-MQM" in outcome.out and "step failed" not in outcome.err
     assert local_models.QUALITY_NOTICE in outcome.err
     wait_for(lambda: not alive(server_pid(tmp_path)), "the demo's server to stop")

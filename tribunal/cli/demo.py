@@ -53,18 +53,22 @@ def demo(
        (TF-IDF alone without the embeddings extra), in OUT/equiv-audit/.
     3. With an LM (--lm or TRIBUNAL_LM, with TRIBUNAL_API_BASE / TRIBUNAL_API_KEY_ENV as needed):
        M-MAD on 5 rated WMT23 zh-en items, in OUT/mmad/.
-       Without one, when the local extra is installed, they run on the bundled local model
-       (SmolLM2-135M-Instruct): M-MAD (lean, one debate round) on 2 items, then the LLM
-       equivalence judge on 3 pairs of the suite (OUT/equiv-judge/), a few minutes on 2 cores; a
-       135M model's judgments say nothing about quality. --no-lm skips the LM steps.
+    4. With the bundled local model only: the LLM equivalence judge on 3 pairs (OUT/equiv-judge/).
+    5-9. With an LM, the whole loop (GEMBA-MQM, one call per item): judge a few rated WMT23
+       zh-en items; tune with the labeled optimizer on TED MQM zh-en items; export the tuned
+       program from its run (OUT/loop/tuned.json); judge the same items with it; compare the two
+       judge runs (tribunal runs compare, plots in OUT/loop/compare/).
+    Without --lm, when the local extra is installed, steps 3-9 run on the bundled local model
+    (SmolLM2-135M-Instruct) with fewer items (M-MAD lean, one debate round, on 1 item; the loop
+    on 2 items and 2 dev items), a few minutes on 2 cores; a 135M model's numbers say nothing about
+    quality. --no-lm skips the LM steps.
     Each step is an MLflow run of the experiment tribunal-demo; the demo ends with what the
-    store holds and the command that opens it.
+    store holds, the command that opens it and the pages to look at. A step that fails is one
+    line and the demo goes on; it then exits with status 2.
     """
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.eval.meta.meta_eval_job import run_meta_eval
-    from tribunal.eval.meta.report import write_tsv
+    from tribunal.cli.demo_steps import DemoSteps
     from tribunal.cli.lm_options import build_cli_lm
-    from tribunal.cli.tables import print_meta_table
+    from tribunal.eval.data.output_paths import writable_folder
     from tribunal.programs.local_models import is_local
 
     if no_lm and (lm or api_base or api_key_env):
@@ -81,29 +85,77 @@ def demo(
     root = data_root()
     wmt23 = data or (root / "wmt23" if root else None)
     have_wmt23 = wmt23 is not None and (wmt23 / "sources").is_dir()
+    steps = DemoSteps(console, out)
     if not have_wmt23:
         console.print("[yellow]No WMT23 data found[/yellow]: set TRIBUNAL_DATA or run `tribunal data fetch wmt23`.")
     else:
-        console.rule("1. WMT23 meta-evaluation of the shipped metrics")
-        result = run_meta_eval(wmt23, None, None, settings)
-        print_meta_table(console, result.table, "WMT23 primary table")
-        write_tsv(result.table, out / "wmt23_meta_eval.tsv")
-        line(console, f"table: {out / 'wmt23_meta_eval.tsv'}")
-    equiv_audit_step(console, settings, out / "equiv-audit")
+        steps.run("1. WMT23 meta-evaluation", meta_eval_step, console, wmt23, out, settings)
+    steps.run("2. equivalence rules' audit", equiv_audit_step, console, settings, out / "equiv-audit")
     if have_wmt23:
-        _mmad_demo(console, wmt23, out, settings, lm, api_base, api_key_env, cache,
-                   lm_limits(reasks, max_tokens, timeout))
+        steps.run("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache,
+                  lm_limits(reasks, max_tokens, timeout))
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
-        equiv_judge_step(console, settings, out / "equiv-judge", lm_obj, lm)
+        steps.run("4. LLM equivalence judge", equiv_judge_step, console, settings, out / "equiv-judge", lm_obj, lm)
+    loop = _whole_loop(console, steps, wmt23 if have_wmt23 else None, root, out, settings, lm, api_base, api_key_env,
+                       cache, lm_limits(reasks, max_tokens, timeout))
     if settings.enabled:
-        from tribunal.eval.tracking.prompts import register_all_signatures
-        from tribunal.eval.tracking.store_summary import store_summary, summary_line
+        steps.run("the MLflow summary", _store_lines, console, settings, loop)
+    status = steps.finish()
+    if status:
+        raise typer.Exit(status)
 
-        register_all_signatures(settings)
+
+def meta_eval_step(console, wmt23: Path, out: Path, settings) -> None:
+    """The WMT23 primary table of every shipped metric, printed and written to OUT/wmt23_meta_eval.tsv."""
+    from tribunal.cli.tables import print_meta_table
+    from tribunal.eval.meta.meta_eval_job import run_meta_eval
+    from tribunal.eval.meta.report import write_tsv
+
+    console.rule("1. WMT23 meta-evaluation of the shipped metrics")
+    result = run_meta_eval(wmt23, None, None, settings)
+    print_meta_table(console, result.table, "WMT23 primary table")
+    write_tsv(result.table, out / "wmt23_meta_eval.tsv")
+    line(console, f"table: {out / 'wmt23_meta_eval.tsv'}")
+
+
+def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out: Path, settings, model: Optional[str],
+                api_base: Optional[str], api_key_env: Optional[str], cache: bool, limits: dict):
+    """Steps 5-9 (judge, tune, export, judge with the tuned program, compare) when an LM and the data allow."""
+    from tribunal.cli.demo_loop import FULL, SMALL, run_loop
+    from tribunal.programs.lm import LMSettings
+    from tribunal.programs.local_models import is_bundled
+
+    if not model:
+        console.print("[dim]Steps 5-9 (judge, tune with labeled, export, judge with the tuned program, compare the "
+                      "runs) need an LM: --lm, TRIBUNAL_LM, or the local model (`tribunal local install`).[/dim]")
+        return None
+    if wmt23 is None or root is None or not (root / "mqm-ted").is_dir():
+        steps.skip("5-9. the tuning loop", "needs the WMT23 and TED MQM data (set TRIBUNAL_DATA to the folder holding "
+                                          "wmt23/ and mqm-ted/)")
+        return None
+    lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache, **limits)
+    small = is_bundled(model)
+    loop = run_loop(steps, console, wmt23, out, settings, lm, SMALL if small else FULL)
+    if small:
+        from tribunal.cli.demo_pages import SMALL_MODEL_NOTE
+
         console.print()
-        line(console, f"MLflow experiment {settings.experiment!r} holds: {summary_line(store_summary(settings))}")
-        line(console, f"Runs are in {settings.resolved_uri}; browse them with:")
-        line(console, f"  {settings.ui_command()}")
+        line(console, SMALL_MODEL_NOTE)
+    return loop
+
+
+def _store_lines(console, settings, loop) -> None:
+    """What the store holds, the command that opens it, and the pages to look at."""
+    from tribunal.cli.demo_pages import print_pages
+    from tribunal.eval.tracking.prompts import register_all_signatures
+    from tribunal.eval.tracking.store_summary import store_summary, summary_line
+
+    register_all_signatures(settings)
+    console.print()
+    line(console, f"MLflow experiment {settings.experiment!r} holds: {summary_line(store_summary(settings))}")
+    line(console, f"Runs are in {settings.resolved_uri}; browse them with:")
+    line(console, f"  {settings.ui_command()}")
+    print_pages(console, settings, loop.compared if loop else [], loop.model if loop else None)
 
 
 def equiv_audit_step(console, settings, out: Path) -> None:
@@ -144,7 +196,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
 
     small = is_bundled(model)  # the bundled model: few, short calls, so the step takes minutes on 2 cores
     items = LOCAL_DEMO_ITEMS if small else 5
-    console.rule(f"3. M-MAD on {items} WMT23 zh-en items with {model}")
+    console.rule(f"3. M-MAD on {items} WMT23 zh-en item{'' if items == 1 else 's'} with {model}")
     lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache,
                     **(limits or {}))
     demos = None if (wmt23.parent / "mqm-ted").is_dir() else 0  # None: the preset's own demo count
@@ -155,7 +207,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
     run_and_report(config, tracking)
 
 
-LOCAL_DEMO_ITEMS = 2
+LOCAL_DEMO_ITEMS = 1  # M-MAD makes several long calls per item: one shows them, the loop below judges more
 LOCAL_DEMO_MAX_TOKENS = 192
 
 

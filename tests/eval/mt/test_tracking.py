@@ -34,7 +34,7 @@ def test_run_is_tracked_with_cost_scores_plots_and_no_secret(tmp_path, monkeypat
     assert {"meta.seg_pearson", "span.char_f1", "span.mpp_f", "span.wmt25_f", "calls.stage1",
             "distribution.wasserstein"} <= set(metrics)
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
-    assert {"outputs", "summary.json", "distribution.png", "distribution.tsv"} <= artifacts
+    assert {"outputs", "summary.json", "distribution.png", "distribution.tsv", "judge_vs_human.png"} <= artifacts
     # debates by round are logged as steps, so `tribunal runs compare --step-metric` can plot them
     history = client.get_metric_history(run.info.run_id, "debate.consensus_share")
     assert [m.step for m in sorted(history, key=lambda m: m.step)] == [1, 2, 3]

@@ -1,0 +1,73 @@
+"""The demo's steps, each on its own: a failed step is one line, and the demo goes on where it can.
+
+:class:`DemoSteps` runs a step and catches what it raised at that boundary: the one-line message
+the CLI would print for it (:func:`tribunal.cli.errors.describe`), or the exception's type and
+message for anything else, whose traceback is appended to ``OUT/demo-errors.log`` so that nothing
+is lost. Ctrl-C still stops the whole demo. :meth:`DemoSteps.finish` ends the demo with exit
+status 2 when any step failed, after naming them.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+from rich.markup import escape
+
+from tribunal.errors import EXIT_ERROR, Interrupted
+
+ERROR_LOG = "demo-errors.log"
+
+
+class DemoSteps:
+    """Runs the demo's steps and remembers which failed or were skipped."""
+
+    def __init__(self, console: Any, out: Path):
+        self.console, self.out = console, out
+        self.failed: list[str] = []
+        self.skipped: list[str] = []
+
+    def run(self, name: str, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``action(*args, **kwargs)``; on failure one line on stderr and ``None`` (the next step goes on)."""
+        try:
+            return action(*args, **kwargs)
+        except Interrupted:
+            raise
+        except Exception as err:  # noqa: BLE001 - a step boundary: any failure is one line, the demo goes on
+            self.failed.append(name)
+            self._say(f"[red]step failed[/red] {escape(name)}: {escape(self._message(err))}")
+            return None
+
+    def skip(self, name: str, reason: str) -> None:
+        """Say that ``name`` does not run, and why (a skipped step is not a failure)."""
+        self.skipped.append(name)
+        self._say(f"[yellow]step skipped[/yellow] {escape(name)}: {escape(reason)}")
+
+    def finish(self) -> int:
+        """The demo's exit status: 0, or 2 after one line naming the failed steps."""
+        if not self.failed:
+            return 0
+        self._say(f"[red]{len(self.failed)} step(s) failed[/red]: {escape('; '.join(self.failed))} (exit status {EXIT_ERROR})")
+        return EXIT_ERROR
+
+    def _message(self, err: BaseException) -> str:
+        from tribunal.cli.errors import describe, one_line
+
+        known = describe(err)
+        if known is not None:
+            return one_line(known[0])
+        log = self.out / ERROR_LOG
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write("".join(traceback.format_exception(err)) + "\n")
+            where = f" (traceback in {log})"
+        except OSError as problem:
+            where = f" (traceback not kept: {problem.strerror or problem})"
+        return one_line(f"{type(err).__name__}: {err}") + where
+
+    def _say(self, text: str) -> None:
+        from tribunal.cli.console import console as make_console
+
+        make_console(stderr=True).print(text, soft_wrap=True)
