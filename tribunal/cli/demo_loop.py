@@ -90,15 +90,15 @@ def run_loop(steps: Any, console: Any, wmt23: Path, out: Path, tracking: Any, lm
 def judge(console: Any, title: str, wmt23: Path, folder: Path, tracking: Any, lm: Any, plan: LoopPlan,
           program_file: Optional[Path] = None) -> Any:
     """``mt evaluate --program gemba-mqm`` (or ``--program FILE``) on the plan's rated items."""
-    from tribunal.cli.mt_evaluate import _tuned_program, run_and_report
-    from tribunal.eval.mt.config import EvaluateConfig
+    from tribunal.cli.mt_evaluate import run_and_report
+    from tribunal.core.service import JobRequest, configure
 
     console.rule(title)
     fields: dict[str, Any] = {"data": wmt23, "lp": plan.lp, "program": PROGRAM, "lm": lm, "limit": plan.judged,
                               "rated_only": True, "concurrency": plan.concurrency, "out": folder}
-    if program_file is not None:
-        fields.update(_tuned_program(str(program_file)), name=TUNED_NAME)
-    return run_and_report(EvaluateConfig(**fields), tracking)
+    if program_file is not None:  # the export brings its program, settings and seal (the service reads it)
+        fields.update(program=str(program_file), name=TUNED_NAME)
+    return run_and_report(configure(JobRequest(given=fields)), tracking)
 
 
 def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: LoopPlan) -> Any:
