@@ -37,7 +37,8 @@ from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import signature, text_hash
+from tribunal.eval.tracking.run_signatures import HypRunSignature
+from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING
 
 MANIFEST = "manifest.json"
@@ -162,10 +163,10 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
     (out / "runs").mkdir(parents=True, exist_ok=True)
     nonce = _nonce(out)
     judge_name = (judge_public or {}).get("model") or "judge"
-    sig = signature({"task": "hyp-run",
-                     "instances": ",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
-                     "depths": settings.depths, "reruns": settings.reruns, "per_opening": settings.max_per_opening,
-                     "lm": lm_public.get("model"), "judge": judge_name if judge_lm is not None else None})
+    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
+                              depths=tuple(settings.depths), reruns=settings.reruns,
+                              per_opening=settings.max_per_opening, lm=lm_public.get("model"),
+                              judge=judge_name if judge_lm is not None else None))
     write_text_atomically(out / MANIFEST, json.dumps({
         "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
         "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
