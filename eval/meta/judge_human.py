@@ -6,7 +6,8 @@
 - Continuous scores (MQM): Pearson's r (scipy), NaN for fewer than two items or a constant side.
 
 Unscored items (``None``) are left out and counted. MQM bands for MT: ``none`` (no error, score 0),
-``minor`` (−5 < score < 0: minor errors only, less than one major), ``major`` (score ≤ −5).
+``minor`` (−5 < score < 0: minor errors only, less than one major), ``major`` (score ≤ −5): the cuts of
+:mod:`tribunal.eval.meta.mqm_bands`, its critical band counted as major.
 """
 
 from __future__ import annotations
@@ -18,16 +19,14 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-MQM_BANDS = ("none", "minor", "major")
+from tribunal.eval.meta.mqm_bands import JUDGE_BANDS, judge_band
+
+MQM_BANDS = JUDGE_BANDS
 
 
 def mqm_band(score: float | None) -> str | None:
-    """The band of an MQM score (``None`` for an unscored item)."""
-    if score is None or (isinstance(score, float) and math.isnan(score)):
-        return None
-    if score >= 0:
-        return "none"
-    return "minor" if score > -5 else "major"
+    """The band of an MQM score (``None`` for an unscored item): :func:`tribunal.eval.meta.mqm_bands.judge_band`."""
+    return judge_band(score)
 
 
 @dataclass
