@@ -31,9 +31,10 @@ from typing import Any, Callable
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.mqm.wmt_weights import wmt_penalty
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
-MT_INPUTS = ("source", "translation", "source_lang", "target_lang")
+MT_INPUTS = MT_ITEM_FIELDS
 EQUIV_INPUTS = ("hypothesis_a", "hypothesis_b")
 _RANGE = re.compile(r"^(\d+)-(\d*)$")
 _LANGS = {"en": "English", "de": "German", "zh": "Chinese"}
