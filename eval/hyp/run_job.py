@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tribunal.errors import Interrupted, TribunalError
+from tribunal.errors import Interrupted
 from tribunal.eval import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
@@ -90,6 +90,7 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
 
     from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.answers import describe
+    from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
@@ -106,8 +107,8 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
                                   lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
                                   evidence=instance.evidence_text(),
                                   rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
-            except Exception as err:  # unparseable or failed LM answer: this opening is unscored
-                if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+            except ANSWER_FAILURES as err:  # unparseable or failed LM answer: this opening is unscored; a bug propagates
+                if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                     raise
                 record.errors.append(f"opening {opening}: {describe(err)[:300]}")  # one line, in words
                 record.traces.append({**log.trace(), "slot": opening, "error": record.errors[-1]})

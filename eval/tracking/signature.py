@@ -33,8 +33,8 @@ def escape(text: str, also: str = "") -> str:
     return "".join(_ESCAPES.get(ch) or (f"\\{ch}" if ch in also else ch) for ch in text)
 
 
-def split_unescaped(text: str, separator: str, limit: int | None = None) -> list[str]:
-    """``text`` split at each ``separator`` not escaped by a backslash (escapes kept), at most ``limit`` times."""
+def split_unescaped(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` not escaped by a backslash (the escapes kept)."""
     parts, current, k = [], [], 0
     while k < len(text):
         ch = text[k]
@@ -42,7 +42,7 @@ def split_unescaped(text: str, separator: str, limit: int | None = None) -> list
             current.append(text[k:k + 2])
             k += 2
             continue
-        if ch == separator and (limit is None or len(parts) < limit):
+        if ch == separator:
             parts.append("".join(current))
             current = []
         else:
