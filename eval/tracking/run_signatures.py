@@ -151,7 +151,21 @@ class AgreementSignature(Signature):
     v: str = VERSION
 
 
+class SpanSignature(Signature):
+    """A span measure's settings (:class:`tribunal.eval.meta.spans.options.SpanOptions`); ``v`` is the span
+    scoring's own version, not tribunal's."""
+
+    m: str
+    match: str
+    assign: str
+    avg: str
+    sevpen: str
+    sevw: str
+    side: str
+    v: str = "1"
+
+
 TASK_SIGNATURES: tuple[type[Signature], ...] = (
     MTEvaluateSignature, OptimizeSignature, EquivAuditSignature, EquivGenerateSignature, HypRunSignature,
-    HypDivergenceSignature, MetaEvalSignature, CompareSignature, AgreementSignature)
+    HypDivergenceSignature, MetaEvalSignature, CompareSignature, AgreementSignature, SpanSignature)
 """Every task's signature class (the round-trip test walks them)."""

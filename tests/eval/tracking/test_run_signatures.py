@@ -17,6 +17,7 @@ from tribunal.eval.tracking.run_signatures import (
     MetaEvalSignature,
     MTEvaluateSignature,
     OptimizeSignature,
+    SpanSignature,
 )
 from tribunal.eval.tracking.signature import Signature, escape, split_unescaped, unescape
 
@@ -42,6 +43,8 @@ EXAMPLES = [
                       coverage="limited"),
     CompareSignature(task="wmt24-compare", a="COMET", b=AWKWARD, samples=100, seed=2, data="d"),
     AgreementSignature(raters=2, judge=None, items=10, samples=100, seed=3, kappa="quadratic", data="d"),
+    SpanSignature(m="mpp", match="1-1", assign="optimal", avg="micro", sevpen="0.5", sevw=f"major=5,{AWKWARD}=1",
+                  side="target"),
 ]
 
 
@@ -50,7 +53,7 @@ def test_every_signature_reads_back_as_itself(sig):
     text = str(sig)
     assert type(sig).parse(text) == sig
     assert str(type(sig).parse(text)) == text
-    assert text.endswith(f"|v:{__version__}")
+    assert text.endswith(f"|v:{sig.v}") and sig.v == (__version__ if not isinstance(sig, SpanSignature) else "1")
 
 
 def test_every_task_has_an_example():
