@@ -59,21 +59,33 @@ def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, thr
     """
     from dspy.utils.parallelizer import ParallelExecutor
 
+    from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure  # DSPy loads with the first evaluation
+
     def judged(example: Any) -> tuple[Any, Outcome]:
         try:
             prediction = program(**example.inputs())
-        except Exception as err:  # an LM or parse failure makes the item unscored, never a silent zero
+        except ANSWER_FAILURES as err:  # an LM or answer failure makes the item unscored, never a silent zero; a bug propagates
+            if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
+                raise
             return None, unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
         return prediction, metric.outcome(example, prediction)
 
-    def one(example: Any) -> tuple[Any, Outcome]:
-        result = judged(example)
+    bugs: list[Exception] = []
+
+    def one(example: Any) -> tuple[Any, Outcome] | None:
+        try:
+            result = judged(example)
+        except Exception as bug:  # noqa: BLE001 - carried out of DSPy's executor (which would log it and go on), raised below
+            bugs.append(bug)
+            return None
         if on_item is not None:
             on_item()
         return result
 
     executor = ParallelExecutor(num_threads=max(1, threads), disable_progress_bar=True, max_errors=len(examples) + 1)
-    results = [r if r is not None else (None, unscored("evaluation thread failed"))
-               for r in executor.execute(one, examples)]
+    done = executor.execute(one, examples)
+    if bugs:
+        raise bugs[0]
+    results = [r if r is not None else (None, unscored("evaluation thread failed")) for r in done]
     outcomes = [outcome for _, outcome in results]
     return DevScore(outcomes, Counter(o.reason for o in outcomes if not o.scored), [p for p, _ in results])

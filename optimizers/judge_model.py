@@ -33,8 +33,10 @@ from typing import Any
 import mlflow
 import pandas as pd  # the predict type hint, which MLflow reads (a DataFrame: no schema inferred from it)
 
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
+
 PROGRAM_ARTIFACT = "program"
-MT_COLUMNS = ("source", "translation", "source_lang", "target_lang")
+MT_COLUMNS = MT_ITEM_FIELDS
 EQUIV_COLUMNS = ("hypothesis_a", "hypothesis_b")
 OUTPUTS = {"mt": ("score", "errors", "unscored_reason"), "equiv": ("verdict", "score", "unscored_reason")}
 PARAM_DEFAULTS = {"lm": "", "api_base": "", "api_key_env": "", "concurrency": 4, "cache": True}

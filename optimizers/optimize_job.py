@@ -21,7 +21,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.errors import UserError
-from tribunal.eval.tracking.signature import signature
+from tribunal.eval.tracking.run_signatures import OptimizeSignature
 from tribunal.optimizers.dev_eval import DevScore, evaluate_program
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
@@ -184,10 +184,10 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     config_text = ",".join(f"{k}={_setting(v)}" for k, v in sorted(resolved.config.items())) or None
     from tribunal.programs.lm import endpoint_label
 
-    sig = signature({"prog": resolved.label, "set": config_text, "opt": spec.name, "budget": budget,
-                     "lm": request.lm, "endpoint": endpoint_label(request.api_base), "teacher": request.teacher_lm, "prompt": lms.models["prompt"],
-                     "metric": metric.name, "objective": objective.name, "train": train.label, "dev": dev.label,
-                     "seed": request.seed})
+    sig = str(OptimizeSignature(prog=resolved.label, set=config_text, opt=spec.name, budget=budget, lm=request.lm,
+                                endpoint=endpoint_label(request.api_base), reasks=request.reasks,
+                                teacher=request.teacher_lm, prompt=lms.models["prompt"], metric=metric.name,
+                                objective=objective.name, train=train.label, dev=dev.label, seed=request.seed))
     params = {"program": resolved.label, "program_source": resolved.source, "program_config": config_text,
               "optimizer": spec.name, "dspy_optimizer": spec.dspy_name, "budget": budget,
               "budget_means": spec.budget_meaning,

@@ -30,9 +30,11 @@ from typing import Any, Callable
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.programs.mqm.wmt_weights import wmt_penalty
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
-MT_INPUTS = ("source", "translation", "source_lang", "target_lang")
+MT_INPUTS = MT_ITEM_FIELDS
 EQUIV_INPUTS = ("hypothesis_a", "hypothesis_b")
 _RANGE = re.compile(r"^(\d+)-(\d*)$")
 _LANGS = {"en": "English", "de": "German", "zh": "Chinese"}
@@ -93,17 +95,8 @@ def _data_root() -> Path:
 
 
 def human_mqm_score(errors: list[dict[str, Any]]) -> float:
-    """``-sum`` of WMT weights: major 5, minor 1, minor fluency/punctuation 0.1, non-translation 25."""
-    total = 0.0
-    for error in errors:
-        category, severity = error["category"].lower(), error["severity"]
-        if category.startswith("non-translation") or severity == "critical":
-            total += 25.0
-        elif severity == "major":
-            total += 5.0
-        elif severity == "minor":
-            total += 0.1 if category == "fluency/punctuation" else 1.0
-    return -total
+    """``-sum`` of WMT weights (:func:`tribunal.programs.mqm.wmt_weights.wmt_weight`) of ``{category, severity}`` errors."""
+    return -wmt_penalty([(error["category"], error["severity"]) for error in errors])
 
 
 def _ted_file(args: list[str]) -> tuple[Path, str]:

@@ -19,8 +19,8 @@ from typing import Any
 
 import dspy
 
-from tribunal.errors import TribunalError
 from tribunal.programs.answers import ask, asks_of, describe, tolerant_answers
+from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
 from tribunal.eval.equiv.rules.base import Judgment, Vote
 from tribunal.signatures.equiv_judge import RUBRICS
 
@@ -97,8 +97,8 @@ class EquivalenceJudge(dspy.Module):
             with tolerant_answers():
                 prediction = ask(self.judge, role="equivalence judge", config=config, **(context or {}),
                                  hypothesis_a=first, hypothesis_b=second)
-        except Exception as err:  # unusable after the re-asks, or failed: this vote is unscored, not a verdict
-            if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+        except ANSWER_FAILURES as err:  # unusable after the re-asks, or failed: this vote is unscored, not a verdict
+            if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                 raise
             return Vote(order=order, same=None, error=describe(err)[:300]), getattr(err, "asks", 1)
         detail = {k: v for k, v in prediction.items() if k != "verdict"}

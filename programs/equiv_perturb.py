@@ -11,8 +11,8 @@ import json
 
 import dspy
 
-from tribunal.errors import TribunalError
 from tribunal.programs.answers import ask, describe, tolerant_answers
+from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
 from tribunal.eval.equiv.checks import check_perturbation
 from tribunal.eval.equiv.hypothesis import Hypothesis, Step
 from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
@@ -50,8 +50,8 @@ class PerturbationGenerator(dspy.Module):
                 with tolerant_answers():
                     ask(self.rewrite, check=chain, role="perturbation generator", config=config,
                         hypothesis=hypothesis_json(hypothesis), instruction=KIND_INSTRUCTIONS[kind])
-            except Exception as err:  # unusable after the re-asks, or failed: rejected, with the reason in one line
-                if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+            except ANSWER_FAILURES as err:  # unusable after the re-asks, or failed: rejected, with the reason in one line
+                if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                     raise
                 problems = [describe(err)[:300]]
                 continue

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dspy
 
-from tribunal.errors import TribunalError
 from tribunal.programs.answers import UnusableAnswer, ask, describe, tolerant_answers
+from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
 from tribunal.signatures.hyp_engagement import JudgeEngagement
 
 NO_RESPONSE = "(no response)"
@@ -38,8 +38,8 @@ class EngagementJudge(dspy.Module):
                 out = ask(self.judge, check=one_per_demand, role="engagement judge", demands=list(demands),
                           hypothesis_before=hypothesis_before, responses=[r if r else NO_RESPONSE for r in responses],
                           hypothesis_after=hypothesis_after)
-        except Exception as err:  # unusable after the re-asks, or an LM failure: unscored, never a default label
-            if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+        except ANSWER_FAILURES as err:  # unusable after the re-asks, or an LM failure: unscored, never a default label
+            if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                 raise
             return dspy.Prediction(demand_labels=unscored, error=describe(err)[:300])
         return dspy.Prediction(demand_labels=[label.value for label in out.demand_labels], error=None)

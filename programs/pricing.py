@@ -39,7 +39,7 @@ def model_prices(model: str) -> dict | None:
     provider, _, bare = model.partition("/")
     for key in (model, bare if bare else None):
         entry = table.get(key) if key else None
-        if entry and "input_cost_per_token" in entry:
+        if entry and entry.get("input_cost_per_token") is not None:
             if key == bare and entry.get("litellm_provider") not in (None, provider) and \
                     not str(entry.get("litellm_provider", "")).startswith(provider):
                 continue  # the bare name belongs to another provider's model
@@ -86,9 +86,22 @@ def spend(prompt_tokens: Mapping[str, int], completion_tokens: Mapping[str, int]
             continue
         if prompt_tokens.get(model) or completion_tokens.get(model):
             result.priced.append(model)
-        suffix = "_batches" if batch else ""
-        input_price = entry.get(f"input_cost_per_token{suffix}", entry["input_cost_per_token"] / (2 if batch else 1))
-        output_price = entry.get(f"output_cost_per_token{suffix}",
-                                 entry.get("output_cost_per_token", 0.0) / (2 if batch else 1))
+        input_price, output_price = entry_rates(entry, batch)
         result.usd += prompt_tokens.get(model, 0) * input_price + completion_tokens.get(model, 0) * output_price
     return result
+
+
+def entry_rates(entry: dict, batch: bool = False) -> tuple[float, float]:
+    """Dollars per input and output token of a table entry; ``batch``: the table's batch-API prices, else half
+    the online ones (the discount OpenAI and Anthropic document for their batch APIs)."""
+    online_in, online_out = entry["input_cost_per_token"], entry.get("output_cost_per_token") or 0.0
+    if not batch:
+        return online_in, online_out
+    return (entry.get("input_cost_per_token_batches", online_in / 2),
+            entry.get("output_cost_per_token_batches", online_out / 2))
+
+
+def token_rates(model: str, batch: bool = False) -> tuple[float, float] | None:
+    """Dollars per input and output token of a model (at the batch price with ``batch``); None if unpriced."""
+    entry = model_prices(model)
+    return None if entry is None else entry_rates(entry, batch)

@@ -29,8 +29,8 @@ from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.data.ratings import ErrorSpan, Rating
 from tribunal.eval.data.text_files import read_lines
+from tribunal.programs.mqm.wmt_weights import wmt_weight
 
-SEVERITY_WEIGHTS = {"neutral": 0.0, "minor": 1.0, "major": 5.0, "critical": 25.0}
 USER_KEYS = frozenset({"item", "rater", "score"})
 _HUMAN_N = re.compile(r"^(.+)-human\d+$")
 
@@ -47,15 +47,8 @@ class RaterTable:
 
 
 def error_weight(error: ErrorSpan) -> float:
-    """The penalty of one rated error: its own ``score``, else the WMT MQM weight (Freitag et al., 2021)."""
-    if error.score is not None:
-        return error.score
-    category = error.category.lower()
-    if "non-translation" in category:
-        return 25.0
-    if error.severity == "minor" and category == "fluency/punctuation":
-        return 0.1
-    return SEVERITY_WEIGHTS[error.severity]
+    """The penalty of one rated error: its own ``score``, else the WMT MQM weight (:func:`wmt_weight`)."""
+    return error.score if error.score is not None else wmt_weight(error.category, error.severity)
 
 
 def rating_score(rating: Rating) -> float:

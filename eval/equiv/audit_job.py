@@ -24,7 +24,7 @@ from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Similarity
 from tribunal.eval.equiv.suite import Suite
 from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import signature
+from tribunal.eval.tracking.run_signatures import EquivAuditSignature
 
 
 def metric_key(name: str) -> str:
@@ -156,8 +156,8 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
               out: Path | None = None, progress=None) -> AuditResult:
     """Audit each rule on the suite; log one parent run with a nested run per rule."""
     # each rule's setting pins its thresholds (an auto threshold is pinned by its rule, not its value)
-    sig = signature({"task": "equiv-audit", "rules": [r.setting() for r in rules], "repeats": repeats,
-                     "data": f"{suite.name}@{suite.hash}"})
+    sig = str(EquivAuditSignature(rules=",".join(r.setting() for r in rules), repeats=repeats,
+                                  data=f"{suite.name}@{suite.hash}"))
     params = {"suite": suite.name, "suite_hash": suite.hash, "pairs": len(suite.pairs),
               "rules": ",".join(r.label for r in rules), "repeats": repeats}
     if out:

@@ -37,7 +37,8 @@ from tribunal.eval.hyp.permutation import SplitNull, split_null
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.hyp.run_job import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import signature, text_hash
+from tribunal.eval.tracking.run_signatures import HypDivergenceSignature
+from tribunal.eval.tracking.signature import text_hash
 
 CLUSTER_RULE = "connected components of the graph joining delivered hypotheses judged 'same'"
 
@@ -190,9 +191,9 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
     contexts = stored_instances(run_dir)
     only = next(iter(contexts.values())) if len(contexts) == 1 else None  # older run folders: one instance
     counts = pd.DataFrame(matching_counts(grouped, matching))
-    sig = signature({"task": "hyp-divergence", "rules": [r.label for r in rules], "matching": settings.matching,
-                     "test": settings.alternative,
-                     "runs": f"{run_dir.name}@{text_hash(''.join(r.model_dump_json() for r in runs))}"})
+    sig = str(HypDivergenceSignature(rules=",".join(r.label for r in rules), matching=settings.matching,
+                                     test=settings.alternative,
+                                     runs=f"{run_dir.name}@{text_hash(''.join(r.model_dump_json() for r in runs))}"))
     params = {"run_dir": str(run_dir), "runs": len(runs), "instances": len(grouped), "cluster_rule": CLUSTER_RULE,
               "rules": ",".join(r.label for r in rules), **settings.model_dump(),
               "run_pairs": int(counts["run_pairs"].sum()), "matched_pairs": int(counts["matched_pairs"].sum())}

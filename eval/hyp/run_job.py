@@ -28,7 +28,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tribunal.errors import Interrupted, TribunalError
+from tribunal.errors import Interrupted
 from tribunal.eval import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
@@ -37,7 +37,8 @@ from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import signature, text_hash
+from tribunal.eval.tracking.run_signatures import HypRunSignature
+from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING
 
 MANIFEST = "manifest.json"
@@ -89,6 +90,7 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
 
     from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.answers import describe
+    from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
     from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
     run_id = run_id_for(depth, rerun)
@@ -105,8 +107,8 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
                                   lineage_id=f"{instance.id}/{run_id}/o{opening}", opening=opening,
                                   evidence=instance.evidence_text(),
                                   rollout=rollout_for(nonce, instance.id, run_id, opening) if nonce else None)
-            except Exception as err:  # unparseable or failed LM answer: this opening is unscored
-                if isinstance(err, TribunalError):  # tribunal's own (the local server is gone): the run stops
+            except ANSWER_FAILURES as err:  # unparseable or failed LM answer: this opening is unscored; a bug propagates
+                if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                     raise
                 record.errors.append(f"opening {opening}: {describe(err)[:300]}")  # one line, in words
                 record.traces.append({**log.trace(), "slot": opening, "error": record.errors[-1]})
@@ -162,10 +164,10 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
     (out / "runs").mkdir(parents=True, exist_ok=True)
     nonce = _nonce(out)
     judge_name = (judge_public or {}).get("model") or "judge"
-    sig = signature({"task": "hyp-run",
-                     "instances": ",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
-                     "depths": settings.depths, "reruns": settings.reruns, "per_opening": settings.max_per_opening,
-                     "lm": lm_public.get("model"), "judge": judge_name if judge_lm is not None else None})
+    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
+                              depths=tuple(settings.depths), reruns=settings.reruns,
+                              per_opening=settings.max_per_opening, lm=lm_public.get("model"),
+                              judge=judge_name if judge_lm is not None else None))
     write_text_atomically(out / MANIFEST, json.dumps({
         "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
         "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))

@@ -13,7 +13,8 @@ from tribunal.errors import UserError
 from tribunal.eval.meta.human_ceiling import SCALES, AgreementResult, Ratings, Row, compute_agreement
 from tribunal.eval.meta.report import table_to_tsv
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import files_hash, signature
+from tribunal.eval.tracking.run_signatures import AgreementSignature
+from tribunal.eval.tracking.signature import files_hash
 
 
 @dataclass
@@ -140,9 +141,9 @@ def run_agreement(request: AgreementRequest, tracking: TrackingSettings) -> Agre
     table = agreement_frame(result)
     data_tag = f"{source}@{files_hash(files)}"
     judge = ratings.judge_name if ratings.judge is not None else None
-    sig = signature({"task": "agreement", "raters": len(result.raters), "judge": judge, "items": len(result.items),
-                     "samples": request.samples, "seed": request.seed, "kappa": request.kappa_weights,
-                     "data": data_tag})
+    sig = str(AgreementSignature(raters=len(result.raters), judge=judge, items=len(result.items),
+                                 samples=request.samples, seed=request.seed, kappa=request.kappa_weights,
+                                 data=data_tag))
     params = {"source": source, "raters": ",".join(result.raters), "judge": judge, "judge_file": request.judge,
               "scale": ratings.scale, "judge_scale": ratings.judge_scale if judge else None,
               "items": len(result.items), "samples": request.samples, "seed": request.seed,

@@ -6,7 +6,8 @@ item i k times gives it weight k, and the full data is one row of ones. Items wh
 NaN where the statistic is undefined (a constant side, a single value, fewer than two items). The
 definitions, checked against the reference implementations in ``tests/eval/meta/test_agreement_stats.py``:
 
-- :func:`pearson`: Pearson's r (scipy's ``pearsonr`` on the drawn items, repeats included);
+- :func:`pearson`: Pearson's r (scipy's ``pearsonr`` on the drawn items, repeats included; computed by
+  :func:`tribunal.eval.meta.correlation.pearson_rows`, the one implementation);
 - :func:`kendall_tau_b`: Kendall's tau-b (scipy's ``kendalltau`` default, ``variant="b"``), which
   corrects for ties, frequent in MQM scores: (concordant - discordant) / sqrt(pairs not tied in x *
   pairs not tied in y); copies of one item are tied on both sides and count in no term;
@@ -24,6 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tribunal.eval.meta.correlation import pearson_rows
+
 KAPPA_WEIGHTS = ("linear", "quadratic")
 _BLOCK = 256  # columns of the pair-sign matrix built at a time (bounded memory for many items)
 
@@ -34,20 +37,9 @@ def _as_weights(w: np.ndarray, n: int) -> np.ndarray:
 
 
 def pearson(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Pearson's r of ``x`` and ``y`` under each row of weights."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    w = _as_weights(w, len(x))
-    x, y = x - x.mean(), y - y.mean()  # centring first keeps the sums of squares accurate
-    n = w.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mx, my = (w @ x) / n, (w @ y) / n
-        sxy = w @ (x * y) - n * mx * my
-        sxx = w @ (x * x) - n * mx * mx
-        syy = w @ (y * y) - n * my * my
-        tiny = 1e-12 * np.maximum(1.0, n * (x @ x + y @ y) / max(len(x), 1))
-        r = sxy / np.sqrt(sxx * syy)
-    r[(n < 2) | (sxx <= tiny) | (syy <= tiny)] = np.nan
-    return np.clip(r, -1.0, 1.0)
+    """Pearson's r of ``x`` and ``y`` under each row of weights (:func:`~tribunal.eval.meta.correlation.pearson_rows`)."""
+    x = np.asarray(x, dtype=float)
+    return pearson_rows(x, y, _as_weights(w, len(x)))
 
 
 def _pair_sums(signs_of, w: np.ndarray) -> np.ndarray:

@@ -39,7 +39,8 @@ from tribunal.eval.meta.protocols import get_protocol
 from tribunal.eval.meta.resampling import spa_nulls
 from tribunal.eval.meta.spa import pairwise_p_values, soft_pairwise_accuracy
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import files_hash, signature
+from tribunal.eval.tracking.run_signatures import CompareSignature
+from tribunal.eval.tracking.signature import files_hash
 
 
 @dataclass
@@ -144,8 +145,8 @@ def run_compare(data: Path, metric_a: str, metric_b: str, lps: list[str] | None,
     need_sys = get_protocol(protocol).needs_sys_scores
     used = files_hash(used_files(pairs, [metric_a, metric_b], need_sys), digest_of=digest_of)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
-    sig = signature({"task": f"{protocol}-compare", "a": metric_a, "b": metric_b, "test": "paired-permutation",
-                     "samples": samples, "seed": seed, "data": data_tag})
+    sig = str(CompareSignature(task=f"{protocol}-compare", a=metric_a, b=metric_b, samples=samples, seed=seed,
+                               data=data_tag))
     params = {"a": metric_a, "b": metric_b, "samples": samples, "seed": seed, "data": str(data)}
     with tracked_run(tracking, f"compare {metric_a} vs {metric_b}", params, {"tribunal.command": "mt compare"}, sig) as run:
         run.log_text(table_to_tsv(table), "compare.tsv")

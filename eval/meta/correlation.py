@@ -18,6 +18,40 @@ from dataclasses import dataclass
 import numpy as np
 
 
+_CONSTANT = 1e-20
+"""A side whose weighted sum of squared deviations is at most this share of its sum of squares is constant."""
+
+
+def _dot(a: np.ndarray, b: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    if w is None:
+        return a @ b if a.ndim == b.ndim == 1 else np.einsum("...i,...i->...", a, b)
+    return np.einsum("...i,...i,...i->...", w, a, b)
+
+
+def pearson_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
+    """Pearson's r along the last axis, the leading axes broadcast (the one implementation of it).
+
+    ``w`` weighs each item (a bootstrap draw's repeat counts; 0 leaves an item out), broadcast like ``x``
+    and ``y``. NaN where fewer than two items weigh anything or a side is constant; no NaN in the inputs.
+    Two passes (deviations from the mean, then their products) keep the sums of squares accurate.
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if w is None:
+        n = np.asarray(float(np.broadcast_shapes(x.shape, y.shape)[-1]))
+        dx, dy = x - x.mean(axis=-1, keepdims=True), y - y.mean(axis=-1, keepdims=True)
+    else:
+        w = np.asarray(w, dtype=float)
+        n = w.sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            dx = x - (_dot(x, np.ones_like(x), w) / n)[..., None]
+            dy = y - (_dot(y, np.ones_like(y), w) / n)[..., None]
+    sxx, syy = _dot(dx, dx, w), _dot(dy, dy, w)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.asarray(_dot(dx, dy, w) / np.sqrt(sxx * syy), dtype=float)
+    constant = (sxx <= _CONSTANT * _dot(x, x, w)) | (syy <= _CONSTANT * _dot(y, y, w)) | (n < 2)
+    return np.clip(np.where(constant, np.nan, r), -1.0, 1.0)
+
+
 def pearson(gold: np.ndarray, metric: np.ndarray) -> float:
     """Pearson r over the cells where both scores are present (NaN if fewer than 2, or constant)."""
     gold, metric = np.asarray(gold, float).ravel(), np.asarray(metric, float).ravel()
@@ -26,8 +60,7 @@ def pearson(gold: np.ndarray, metric: np.ndarray) -> float:
         gold, metric = gold[keep], metric[keep]
     if len(gold) < 2 or np.ptp(gold) == 0 or np.ptp(metric) == 0:
         return float("nan")
-    gold, metric = gold - gold.mean(), metric - metric.mean()
-    return float(np.clip((gold @ metric) / np.sqrt((gold @ gold) * (metric @ metric)), -1.0, 1.0))
+    return float(pearson_rows(gold, metric))
 
 
 def agreement_indicators(gold: np.ndarray, metric: np.ndarray) -> np.ndarray:

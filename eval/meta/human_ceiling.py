@@ -11,7 +11,7 @@ Intervals: a bootstrap over items (``samples`` draws, ``numpy.random.default_rng
 keeps every score of a picked item (all raters and the judge together), every row is computed on
 the same draws, and the interval is the 2.5th to 97.5th percentile of the defined draws.
 
-**MQM bands** (none / minor / major / critical) are cut where a segment's penalty reaches the weight
+**MQM bands** (none / minor / major / critical; :mod:`tribunal.eval.meta.mqm_bands`) are cut where a segment's penalty reaches the weight
 of one error of that severity in the WMT MQM scheme (Freitag et al., 2021, "Experts, Errors, and
 Context", TACL: minor 1, major 5, non-translation 25; GEMBA-MQM's critical is 25 too): none at 0,
 minor above -5, major above -25, critical at -25 and below. The lower three are
@@ -30,9 +30,8 @@ import numpy as np
 
 from tribunal.errors import UserError
 from tribunal.eval.meta import agreement_stats as stats
+from tribunal.eval.meta.mqm_bands import BAND_EDGES, BANDS, band_codes  # noqa: F401 - the one definition (mqm_bands)
 
-BANDS = ("none", "minor", "major", "critical")
-BAND_EDGES = (-25.0, -5.0, 0.0)  # critical <= -25 < major <= -5 < minor < 0 <= none
 SCALES = ("mqm", "esa", "other")
 ROW_KINDS = ("rater pair", "raters: mean pairwise", "raters: all together", "judge vs rater",
              "judge: mean over raters", "judge / raters")
@@ -41,14 +40,6 @@ ROW_KINDS = ("rater pair", "raters: mean pairwise", "raters: all together", "jud
 def statistic_names(kappa_weights: str = "quadratic") -> tuple[str, ...]:
     """The table's statistics, in column order."""
     return ("alpha_interval", "alpha_ordinal", f"kappa_{kappa_weights}", "pearson", "kendall_tau_b")
-
-
-def band_codes(mqm: np.ndarray) -> np.ndarray:
-    """0 none, 1 minor, 2 major, 3 critical for MQM scores; -1 where NaN."""
-    mqm = np.asarray(mqm, dtype=float)
-    critical, major, none = BAND_EDGES
-    codes = np.select([mqm >= none, mqm > major, mqm > critical, mqm <= critical], [0, 1, 2, 3], default=-1)
-    return codes.astype(int)
 
 
 def on_mqm_scale(scores: np.ndarray, scale: str) -> np.ndarray | None:

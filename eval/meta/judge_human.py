@@ -3,10 +3,11 @@
 - Categorical labels (an equivalence verdict; an MT item's MQM band): the confusion matrix and
   Cohen's kappa (Cohen 1960, via scikit-learn); kappa is NaN with a note when undefined (chance
   agreement 1: one label everywhere), never an exception.
-- Continuous scores (MQM): Pearson's r (scipy), NaN for fewer than two items or a constant side.
+- Continuous scores (MQM): Pearson's r (:func:`tribunal.eval.meta.correlation.pearson`), NaN for fewer than two items or a constant side.
 
 Unscored items (``None``) are left out and counted. MQM bands for MT: ``none`` (no error, score 0),
-``minor`` (−5 < score < 0: minor errors only, less than one major), ``major`` (score ≤ −5).
+``minor`` (−5 < score < 0: minor errors only, less than one major), ``major`` (score ≤ −5): the cuts of
+:mod:`tribunal.eval.meta.mqm_bands`, its critical band counted as major.
 """
 
 from __future__ import annotations
@@ -18,16 +19,15 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-MQM_BANDS = ("none", "minor", "major")
+from tribunal.eval.meta.correlation import pearson as pearson_r
+from tribunal.eval.meta.mqm_bands import JUDGE_BANDS, judge_band
+
+MQM_BANDS = JUDGE_BANDS
 
 
 def mqm_band(score: float | None) -> str | None:
-    """The band of an MQM score (``None`` for an unscored item)."""
-    if score is None or (isinstance(score, float) and math.isnan(score)):
-        return None
-    if score >= 0:
-        return "none"
-    return "minor" if score > -5 else "major"
+    """The band of an MQM score (``None`` for an unscored item): :func:`tribunal.eval.meta.mqm_bands.judge_band`."""
+    return judge_band(score)
 
 
 @dataclass
@@ -80,12 +80,10 @@ def _pearson(judge: Sequence[float | None] | None, human: Sequence[float | None]
         return math.nan
     pairs = np.array([(j, h) for j, h in zip(judge, human) if j is not None and h is not None
                       and math.isfinite(j) and math.isfinite(h)], dtype=float).reshape(-1, 2)
-    if len(pairs) < 2 or np.ptp(pairs[:, 0]) == 0 or np.ptp(pairs[:, 1]) == 0:
+    r = pearson_r(pairs[:, 0], pairs[:, 1])
+    if math.isnan(r):
         notes.append("pearson undefined: fewer than two items or a constant side")
-        return math.nan
-    from scipy.stats import pearsonr
-
-    return float(pearsonr(pairs[:, 0], pairs[:, 1]).statistic)
+    return r
 
 
 def confusion_figure(result: JudgeHumanAgreement, title: str):

@@ -19,7 +19,8 @@ from tribunal.eval.meta.protocols import Protocol, get_protocol
 from tribunal.eval.meta.report import table_to_tsv, with_ranks
 from tribunal.eval.meta.table import meta_eval_table
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
-from tribunal.eval.tracking.signature import files_hash, signature
+from tribunal.eval.tracking.run_signatures import MetaEvalSignature
+from tribunal.eval.tracking.signature import files_hash
 
 
 @dataclass
@@ -131,14 +132,10 @@ def run_meta_eval(
     names = list(computed.details)
     used = files_hash(used_files(pairs, names, chosen.needs_sys_scores), digest_of=cache.sha256 if cache else None)
     data_tag = f"{data.name}/{','.join(sorted(pairs))}@{used}"
-    fields = {"task": f"{chosen.name}-primary", "metrics": len(names), "data": data_tag}
-    if samples:
-        fields |= {"significance": samples, "seed": seed}
-    if coverage_limited:
-        fields["coverage"] = "limited"
-    if degraded == "exclude":
-        fields["degraded"] = "exclude"
-    sig = signature(fields)
+    sig = str(MetaEvalSignature(task=f"{chosen.name}-primary", metrics=len(names), data=data_tag,
+                                significance=samples or None, seed=seed if samples else None,
+                                coverage="limited" if coverage_limited else None,
+                                degraded="exclude" if degraded == "exclude" else None))
     params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names), "protocol": chosen.name,
               "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
               "coverage_limited": coverage_limited, "degraded": degraded}

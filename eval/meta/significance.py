@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from tribunal.eval.meta.correlation import pearson_rows
+
 Statistic = Callable[[np.ndarray], np.ndarray]
 """Maps a (samples x units) array of per-unit values to one statistic per sample."""
 
@@ -40,12 +42,9 @@ def mean_statistic(weights: np.ndarray | None = None) -> Statistic:
 
 
 def pearson_statistic(gold: np.ndarray) -> Statistic:
-    """Pearson r of each sample row against fixed gold values."""
-    g = (gold - gold.mean()) / np.linalg.norm(gold - gold.mean())
-    def statistic(values: np.ndarray) -> np.ndarray:
-        centred = values - values.mean(axis=-1, keepdims=True)
-        return (centred @ g) / np.linalg.norm(centred, axis=-1)
-    return statistic
+    """Pearson r of each sample row against fixed gold values (:func:`~tribunal.eval.meta.correlation.pearson_rows`)."""
+    gold = np.asarray(gold, dtype=float)
+    return lambda values: pearson_rows(values, gold)
 
 
 def permutation_test(
@@ -82,10 +81,8 @@ def bootstrap_interval(
 
 
 def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson r of each row of ``x`` with the same row of ``y``."""
-    xc = x - x.mean(axis=-1, keepdims=True)
-    yc = y - y.mean(axis=-1, keepdims=True)
-    return (xc * yc).sum(axis=-1) / np.sqrt((xc * xc).sum(axis=-1) * (yc * yc).sum(axis=-1))
+    """Pearson r of each row of ``x`` with the same row of ``y`` (:func:`~tribunal.eval.meta.correlation.pearson_rows`)."""
+    return pearson_rows(x, y)
 
 
 def _paired(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tribunal.core.judges import JUDGES, Judge, MTJudgeName
 from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.eval.tracking.secrets import secret_values
-from tribunal.eval.tracking.signature import signature
+from tribunal.eval.tracking.run_signatures import MTEvaluateSignature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
 from tribunal.programs.mqm.esa import ESAConfig
@@ -161,6 +161,10 @@ class EvaluateConfig(BaseModel):
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
+        return str(self.signature())
+
+    def signature(self, data: str | None = None, degraded: str | None = None) -> MTEvaluateSignature:
+        """The typed signature: :meth:`config_signature`'s fields, and the data slice and left-out rule if given."""
         fields: dict[str, object] = {"prog": self.program}
         if self.program_sha256:
             fields["tuned"] = self.program_sha256[:12]
@@ -175,14 +179,14 @@ class EvaluateConfig(BaseModel):
         from tribunal.programs.lm import endpoint_label
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
-                   "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens,
+                   "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,
                    "roles": ",".join(f"{r}={m.label()}" for r, m in sorted(self.role_lms.items())) or "none",
                    "demos": self.demo_count,
                    "ref": self.segment.reference, "ctx": self.segment.context or None,
                    "samples": self.sampling.samples if self.sampling.used else None,
                    "combine": self.sampling.combine if self.sampling.used else None,
-                   "strict": "yes" if self.strict else None, "lp": self.lp}
-        return signature(fields)
+                   "strict": "yes" if self.strict else None, "lp": self.lp, "data": data, "degraded": degraded}
+        return MTEvaluateSignature(**fields)
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

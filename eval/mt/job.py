@@ -170,8 +170,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     total, done = len(items.items), len(items.items) - len(pending)
     counter = {"done": done}
     slice_hash = text_hash("\n".join(sorted(items.items)))
-    left_out = "|degraded:exclude" if config.degraded == "exclude" else ""  # changes the table, not the judgments
-    run_sig = config_sig.replace("|v:", f"|data:{Path(config.data).name}/{config.lp}@{slice_hash}{left_out}|v:")
+    left_out = "exclude" if config.degraded == "exclude" else None  # changes the table, not the judgments
+    run_sig = str(config.signature(data=f"{Path(config.data).name}/{config.lp}@{slice_hash}", degraded=left_out))
 
     with open_mt_run(tracking, config, items, pair, languages, run_sig, trace_sample) as tracker:
         tracker.start(slice_hash, lambda: program_factory(config, engine)())

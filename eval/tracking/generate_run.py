@@ -23,11 +23,11 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
     from tribunal.eval.tracking.equiv_run import log_suite
     from tribunal.eval.tracking.prompts import PromptRegistry
     from tribunal.eval.tracking.run_names import join_name, short_lm
-    from tribunal.eval.tracking.signature import signature
+    from tribunal.eval.tracking.run_signatures import EquivGenerateSignature
     from tribunal.programs.equiv_perturb import PerturbationGenerator
 
-    sig = signature({"task": "equiv-generate", "lm": lm_name, "temp": temperature, "attempts": attempts,
-                     "data": f"{suite.name}@{suite.hash}"})
+    sig = str(EquivGenerateSignature(lm=lm_name, temp=temperature, attempts=attempts,
+                                     data=f"{suite.name}@{suite.hash}"))
     params = {"suite": suite.name, "suite_hash": suite.hash, "lm": lm_name, "temperature": temperature,
               "attempts": attempts, "out": str(out)}
     name = join_name("equiv generate", short_lm(lm_name), f"{suite.name} t={temperature}")

@@ -29,7 +29,6 @@ from typing import Any
 from tribunal.eval.tracking.traces import SpanNode, call_node
 
 STAGE_TITLES = {"stage1": "stage 1: dimension agents", "stage2": "stage 2: debates", "stage3": "stage 3: final judge"}
-ITEM_FIELDS = ("source", "translation", "source_lang", "target_lang")
 
 
 def _round_of_calls(calls: list[dict[str, Any]], transcript: list[dict[str, Any]], dimension: str) -> list[int | None]:

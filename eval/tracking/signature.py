@@ -2,27 +2,119 @@
 
     prog:mmad|strategy:consensus|rounds:3|lm:openai/gpt-4o|data:wmt23/zh-en@3f2a9c1b|v:0.1.0
 
-Field order is the caller's; values are sanitised so ``|`` and ``:`` stay separators.
+A signature is a typed object (:class:`Signature`; one subclass per task, in
+:mod:`tribunal.eval.tracking.run_signatures`): its fields, in their declared order, render as ``key:value``
+pairs joined by ``|``, a field that is None is left out, and the tribunal version closes it as ``v:``.
+In a value, ``\\``, ``|``, ``:`` and a line break are escaped with a backslash (``\\\\``, ``\\|``, ``\\:``,
+``\\n``), so ``|`` and ``:`` stay separators and :meth:`Signature.parse` reads the string back; a
+tuple value is joined with ``,`` (a ``,`` inside one of its elements is escaped as ``\\,``).
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from types import UnionType
+from typing import Any, Callable, Iterable, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict
 
 from tribunal import __version__
 
+VERSION = __version__
+"""The tribunal version every signature ends with (``v:``)."""
 
-def _clean(value: object) -> str:
-    text = ",".join(map(str, value)) if isinstance(value, (list, tuple, set, frozenset)) else str(value)
-    return text.replace("|", "/").replace("\n", " ")
+_ESCAPES = {"\\": "\\\\", "|": "\\|", ":": "\\:", "\n": "\\n"}
+_UNESCAPES = {"\\": "\\", "|": "|", ":": ":", "n": "\n", ",": ","}
 
 
-def signature(fields: Mapping[str, object]) -> str:
-    """Join ``key:value`` pairs with ``|`` and append the tribunal version as ``v:``."""
-    parts = [f"{key}:{_clean(value)}" for key, value in fields.items() if value is not None]
-    return "|".join(parts + [f"v:{__version__}"])
+def escape(text: str, also: str = "") -> str:
+    """``text`` with the signature's separators (and any character of ``also``) escaped by a backslash."""
+    return "".join(_ESCAPES.get(ch) or (f"\\{ch}" if ch in also else ch) for ch in text)
+
+
+def split_unescaped(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` not escaped by a backslash (the escapes kept)."""
+    parts, current, k = [], [], 0
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\" and k + 1 < len(text):
+            current.append(text[k:k + 2])
+            k += 2
+            continue
+        if ch == separator:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        k += 1
+    return parts + ["".join(current)]
+
+
+def unescape(text: str) -> str:
+    """The inverse of :func:`escape`; a backslash before any other character is an error."""
+    out, k = [], 0
+    while k < len(text):
+        if text[k] == "\\":
+            if k + 1 >= len(text) or text[k + 1] not in _UNESCAPES:
+                raise ValueError(f"bad escape in signature value {text!r}")
+            out.append(_UNESCAPES[text[k + 1]])
+            k += 2
+        else:
+            out.append(text[k])
+            k += 1
+    return "".join(out)
+
+
+def _render(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(escape(str(v), also=",") for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return escape(str(value))
+
+
+def _is_tuple(annotation: Any) -> bool:
+    if get_origin(annotation) in (Union, UnionType):
+        return any(_is_tuple(arg) for arg in get_args(annotation))
+    return get_origin(annotation) is tuple
+
+
+class Signature(BaseModel):
+    """A run's signature: fixed fields in a fixed order (a subclass per task), ``str()`` renders it.
+
+    A subclass declares its fields in the order they are written and ends with ``v: str = VERSION``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if list(cls.model_fields)[-1:] != ["v"]:
+            raise TypeError(f"{cls.__name__}: a signature's last field is v (the tribunal version)")
+
+    def __str__(self) -> str:
+        values = self.model_dump()
+        parts = [f"{key}:{_render(values[key])}" for key in type(self).model_fields if values[key] is not None]
+        return "|".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> "Signature":
+        """The signature a string rendered by ``str()`` holds (a key it does not know, or out of order, is an error)."""
+        order = list(cls.model_fields)
+        values: dict[str, object] = {}
+        for part in split_unescaped(text, "|"):
+            key, sep, raw = part.partition(":")
+            if not sep or key not in cls.model_fields:
+                raise ValueError(f"{cls.__name__}: unknown field {key!r} in {text!r}")
+            if values and order.index(key) <= order.index(next(reversed(values))):
+                raise ValueError(f"{cls.__name__}: field {key!r} out of order in {text!r}")
+            if _is_tuple(cls.model_fields[key].annotation):
+                values[key] = tuple(unescape(v) for v in split_unescaped(raw, ",")) if raw else ()
+            else:
+                values[key] = unescape(raw)
+        return cls.model_validate(values)
 
 
 def files_hash(paths: Iterable[str | Path], root: str | Path | None = None, length: int = 12,
@@ -48,3 +140,4 @@ def files_hash(paths: Iterable[str | Path], root: str | Path | None = None, leng
 def text_hash(text: str, length: int = 12) -> str:
     """A short sha256 of a string (for in-memory data slices)."""
     return hashlib.sha256(text.encode()).hexdigest()[:length]
+

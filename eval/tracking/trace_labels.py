@@ -28,12 +28,14 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
+
 MQM_LABEL = "human_mqm"
 ERRORS_LABEL = "human_errors"
 VERDICT_LABEL = "expected_verdict"
 SEVERITIES = ("minor", "major", "critical", "neutral")
 VERDICTS = ("same", "different")
-MT_FIELDS = ("source", "translation", "source_lang", "target_lang")
+MT_FIELDS = MT_ITEM_FIELDS
 
 # Why a trace is not a training item (the counted reasons).
 NO_LABEL = "no human label"

@@ -20,6 +20,7 @@ from tribunal.programs.mqm.presets import DEFAULT_DEMOS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
 from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
 TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
 LANGUAGES = {"en": "English", "de": "German", "zh": "Chinese", "he": "Hebrew", "ja": "Japanese", "ru": "Russian",
@@ -76,7 +77,7 @@ def _languages(lp: str) -> dict[str, str]:
 
 def _example(segment: AnnotatedSegment, lp: str, errors: list) -> dspy.Example:
     return dspy.Example(source=segment.source, translation=segment.target, rationale="", errors=errors,
-                        **_languages(lp)).with_inputs("source_lang", "target_lang", "source", "translation")
+                        **_languages(lp)).with_inputs(*MT_ITEM_FIELDS)
 
 
 def load_segments(root: str | Path, lp: str) -> tuple[str, list[AnnotatedSegment]]:
@@ -126,7 +127,7 @@ def gemba_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> lis
     usable = [s for s in segments if s.errors and all(r.span is not None for r in s.errors)]
     picked = ([rng.choice(clean)] if clean else []) + rng.sample(usable, min(count - 1, len(usable)))
     return [dspy.Example(source=segment.source, translation=segment.target, errors=gemba_errors(segment.errors),
-                         **_languages(pool_lp)).with_inputs("source_lang", "target_lang", "source", "translation")
+                         **_languages(pool_lp)).with_inputs(*MT_ITEM_FIELDS)
             for segment in picked[:count]]
 
 

@@ -50,8 +50,8 @@ from tribunal.eval.data.mqm_tsv import AnnotatedSegment, annotated_segments, rea
 from tribunal.programs.mqm.demos import MAX_CHARS, TED_FILES, _languages, dimension_errors, ted_file_for
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GUIDED_ERRORS, NON_TRANSLATION, DimensionError, tag
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
-MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
 _MAJORS_IN_ACCURACY = {"accuracy": ("major", "clean", "minor"), "fluency": ("minor", "clean", "minor"),
                        "terminology": ("clean", "minor", "clean"), "style": ("minor", "clean", "minor")}
 PUBLISHED_MIX: dict[str, dict[str, tuple[str, ...]]] = {
@@ -148,7 +148,7 @@ def _non_translation_pair(pool: Pool) -> tuple[str, str]:
 def _example(pair: str, source: str, translation: str, errors: list, with_rationale: bool) -> dspy.Example:
     extra = {"rationale": ""} if with_rationale else {}
     return dspy.Example(source=source, translation=translation, errors=errors, **extra,
-                        **_languages(pair)).with_inputs(*MT_INPUTS)
+                        **_languages(pair)).with_inputs(*MT_ITEM_FIELDS)
 
 
 def _coupled_errors(item: AnnotatedSegment, guided: bool) -> list[DimensionError] | None:

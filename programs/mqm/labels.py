@@ -24,8 +24,9 @@ from tribunal.programs.mqm.demos import dimension_errors, esa_errors, gemba_erro
 from tribunal.programs.mqm.scoring import esa_from_mqm
 from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
 from tribunal.signatures.mqm.errors import DIMENSIONS, tag
+from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
-MT_INPUTS = ("source_lang", "target_lang", "source", "translation")
+MT_INPUTS = MT_ITEM_FIELDS  # the one definition (signatures/mqm/item_fields.py)
 # Severities that are errors; "neutral" annotations weigh nothing in the human MQM score.
 ERROR_SEVERITIES = ("minor", "major", "critical")
 

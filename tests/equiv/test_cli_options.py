@@ -54,7 +54,7 @@ def test_auto_embedding_threshold_from_the_command_line(tmp_path, monkeypatch, c
     code, out = run(monkeypatch, capsys, "--pairs", str(pairs), "--rules", "tfidf,embedding", "--embedding-threshold",
                     "auto", "--embedding-target-rate", "0.5", "--repeats", "1", "--out", str(tmp_path), stream="out")
     assert code == 0
-    assert "embedding(threshold=auto:rate=0.5," in out
+    assert "embedding(threshold=auto\\:rate=0.5," in out  # ":" in a signature value is escaped
     assert "embedding: calibrated threshold" in out
     items = (tmp_path / "items_embedding.tsv").read_text().splitlines()[1:]
     assert sum(line.split("\t")[5] == "True" for line in items) == 30  # half of the 60 pairs

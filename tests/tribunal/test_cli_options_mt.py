@@ -12,6 +12,7 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
+from tribunal.eval.tracking.signature import escape
 
 KEY_ENV = "TRIBUNAL_OPTIONS_TEST_KEY"
 
@@ -56,7 +57,7 @@ def test_config_file_and_mmad_flags(tmp_path, capsys, monkeypatch, server, wmt23
     assert outcome.status == 0, outcome.err
     sig = signature(outcome.out)
     for part in ("prog:mmad", "preset:lean", "strategy:deliberation", "rounds:2", "topic:category", "ablate:stage3",
-                 f"lm:{flag_model}", f"endpoint:{api_base}", "demos:0", "lp:zh-en"):
+                 f"lm:{flag_model}", f"endpoint:{escape(api_base)}", "demos:0", "lp:zh-en"):  # ":" escaped
         assert f"{part}|" in sig, part  # config (strategy, endpoint) under flags (lm, rounds, ...)
     assert "MergingJudgment" not in Counter(h[0] for h in state.hits)  # stage 3 left out
     assert (tmp_path / "out" / "metric-scores" / "zh-en" / "MyJudge-src.seg.score").is_file()

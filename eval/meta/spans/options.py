@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tribunal.eval.tracking.run_signatures import SpanSignature
+
 Measure = Literal["em", "mp", "mpp", "wmt25"]
 Matching = Literal["one-to-one", "many-to-many"]
 Assignment = Literal["optimal", "greedy"]
@@ -54,8 +56,8 @@ class SpanOptions(BaseModel):
                    else ",".join(f"{k}={v:g}" for k, v in sorted(self.severity_weights.items())))
         match = "1-1" if self.matching == "one-to-one" else "n-n"
         assign = self.assignment if self.matching == "one-to-one" else "none"
-        return (f"m:{self.measure}|match:{match}|assign:{assign}|avg:{self.averaging}|"
-                f"sevpen:{self.severity_penalty:g}|sevw:{weights}|side:{self.side}|v:{VERSION}")
+        return str(SpanSignature(m=self.measure, match=match, assign=assign, avg=self.averaging,
+                                 sevpen=f"{self.severity_penalty:g}", sevw=weights, side=self.side, v=VERSION))
 
 
 def parse_weights(text: str) -> dict[str, float]:

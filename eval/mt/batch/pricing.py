@@ -1,4 +1,5 @@
-"""Spend of a batch run at the batch price, from LiteLLM's bundled price table.
+"""Spend of a batch run at the batch price, from LiteLLM's bundled price table (read by
+:mod:`tribunal.programs.pricing`, the one reader of it).
 
 LiteLLM lists ``input_cost_per_token_batches`` / ``output_cost_per_token_batches`` for models whose
 batch price it knows; otherwise the batch price is half the online one (the discount both OpenAI
@@ -8,6 +9,8 @@ and Anthropic document for their batch APIs). Unknown models have no dollar figu
 from __future__ import annotations
 
 from typing import Any
+
+from tribunal.programs.pricing import token_rates
 
 
 def tokens(provider: str, body: dict[str, Any]) -> tuple[int, int]:
@@ -20,15 +23,7 @@ def tokens(provider: str, body: dict[str, Any]) -> tuple[int, int]:
 
 def batch_rates(model: str) -> tuple[float, float] | None:
     """US dollars per input and output token at the batch price, or None for an unknown model."""
-    import litellm
-
-    wire = model.partition("/")[2] or model
-    info = litellm.model_cost.get(model) or litellm.model_cost.get(wire)
-    if not info or info.get("input_cost_per_token") is None:
-        return None
-    online_in, online_out = info["input_cost_per_token"], info.get("output_cost_per_token") or 0.0
-    return (info.get("input_cost_per_token_batches", online_in / 2),
-            info.get("output_cost_per_token_batches", online_out / 2))
+    return token_rates(model, batch=True)
 
 
 def batch_spend(model: str, input_tokens: int, output_tokens: int) -> float | None:

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
+from tribunal.eval.tracking.signature import escape
 from tribunal.programs.lm import RoleLM, parse_role_lms
 
 from .helpers import KEY_ENV, SECRET, wmt23
@@ -38,5 +39,5 @@ def test_each_role_reaches_its_own_server(tmp_path, monkeypatch):
     assert on_debate and set(on_debate) <= debate_turns  # the debaters' turns, and nothing else
     assert not set(on_main) & debate_turns
     assert on_main["MergingJudgment"] > 0 and on_main["GuidedAccuracyAssessment"] == 8  # judge and agents
-    assert f"roles:debater=openai/debater@{debate_base}" in result.output.replace("\n", "")
+    assert f"roles:debater=openai/debater@{escape(debate_base)}" in result.output.replace("\n", "")  # ":" escaped
     assert SECRET not in result.output

@@ -1,15 +1,17 @@
 from tribunal import __version__
 from tribunal.eval.tracking.secrets import redact, redact_text
-from tribunal.eval.tracking.signature import files_hash, signature, text_hash
+from tribunal.eval.tracking.run_signatures import HypRunSignature
+from tribunal.eval.tracking.signature import files_hash, text_hash
 
 
 def test_signature_pins_fields_in_order():
-    sig = signature({"prog": "mmad", "strategy": "consensus", "rounds": 3, "lm": "openai/gpt-4o", "skip": None})
-    assert sig == f"prog:mmad|strategy:consensus|rounds:3|lm:openai/gpt-4o|v:{__version__}"
+    sig = HypRunSignature(instances="i1@abc", depths=(1, 2), reruns=3, lm="openai/gpt-4o")
+    assert str(sig) == f"task:hyp-run|instances:i1@abc|depths:1,2|reruns:3|lm:openai/gpt-4o|v:{__version__}"
 
 
 def test_signature_keeps_separators_unambiguous():
-    assert signature({"lms": ["a|b", "c"]}).startswith("lms:a/b,c|")
+    sig = HypRunSignature(instances="a|b:c", depths=(1,), reruns=1, lm="m")
+    assert "|instances:a\\|b\\:c|" in str(sig)
 
 
 def test_files_hash_changes_with_content_and_name(tmp_path):
