@@ -132,7 +132,8 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
             return self._built[key]
 
     def _judge_mt(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
-        from tribunal.eval.mt.items import JudgeItem, item_key
+        from tribunal.core.mt_item import JudgeItem
+        from tribunal.eval.mt.items import item_key
         from tribunal.eval.mt.judging import judge_all
         from tribunal.programs.mqm.demos import LANGUAGES
 

@@ -21,7 +21,7 @@ import dspy
 
 from tribunal.errors import TribunalError
 from tribunal.programs.answers import ask, asks_of, describe, tolerant_answers
-from tribunal.eval.equiv.rules.base import Judgment, Vote
+from tribunal.core.judgment import Judgment, Vote
 from tribunal.signatures.equiv_judge import RUBRICS
 
 MAX_VOTES = 3

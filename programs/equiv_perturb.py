@@ -14,7 +14,7 @@ import dspy
 from tribunal.errors import TribunalError
 from tribunal.programs.answers import ask, describe, tolerant_answers
 from tribunal.eval.equiv.checks import check_perturbation
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.core.hypothesis import Hypothesis, Step
 from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
 
 DEFAULT_TEMPERATURE = 0.3

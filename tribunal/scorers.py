@@ -202,7 +202,7 @@ class EquivalenceJudge(Scorer):
 
 def _hypothesis(value: Any) -> Any:
     if isinstance(value, dict):
-        from tribunal.eval.equiv.hypothesis import Hypothesis
+        from tribunal.core.hypothesis import Hypothesis
 
         return Hypothesis.model_validate(value)
     return _Text(str(value))

@@ -20,7 +20,8 @@ import pandas as pd
 
 from tribunal.eval.equiv.agreement import agreement
 from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary, screen_routes
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule, SimilarityRule
 from tribunal.eval.equiv.suite import Suite
 from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run

@@ -34,7 +34,7 @@ from tribunal.eval.hyp.engagement_job import engagement_shares
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.joint_permutation import DEFAULT_MAX_STATES, DEFAULT_SAMPLES, instance_averaged_test
 from tribunal.eval.hyp.permutation import SplitNull, split_null
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.hyp.run_job import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature, text_hash

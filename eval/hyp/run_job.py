@@ -35,7 +35,7 @@ from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature, text_hash
 from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING

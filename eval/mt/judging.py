@@ -18,8 +18,9 @@ from typing import Any, Callable, Iterable
 from tribunal.eval import interruptible
 from tribunal.eval.mt.collector import steady_collector
 from tribunal.eval.mt.failures import classify_failure
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.eval.tracking.secrets import redact_text

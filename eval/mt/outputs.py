@@ -23,7 +23,7 @@ import numpy as np
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.item_result import ItemResult
 from tribunal.eval.tracking.secrets import redact_text
 
 

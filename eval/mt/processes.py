@@ -23,8 +23,9 @@ import threading
 from typing import Any, Callable, Iterator
 
 from tribunal.eval.mt.config import EvaluateConfig
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
 
 
 def slot_shares(concurrency: int, processes: int) -> list[int]:

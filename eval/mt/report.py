@@ -11,7 +11,7 @@ import numpy as np
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
 from tribunal.eval.mt.items import RunItems
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.meter import add_summaries
 from tribunal.eval.mt.outputs import locate, spans_of, system_scores
 

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Protocol, get_args
 
 import dspy
 
-from tribunal.eval.data.mqm_tsv import AnnotatedSegment, MQMRow, annotated_segments, read_mqm_tsv
+from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
 from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS

@@ -46,7 +46,8 @@ from typing import Callable
 
 import dspy
 
-from tribunal.eval.data.mqm_tsv import AnnotatedSegment, annotated_segments, read_mqm_tsv
+from tribunal.core.mqm_annotation import AnnotatedSegment
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.programs.mqm.demos import MAX_CHARS, TED_FILES, _languages, dimension_errors, ted_file_for
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GUIDED_ERRORS, NON_TRANSLATION, DimensionError, tag

@@ -8,7 +8,7 @@ import pytest
 from tribunal.programs.answers import RefusedAnswer, UnusableAnswer
 
 from tests.support.mqm_fakes import ScriptedEngine
-from tribunal.eval.mt.items import JudgeItem
+from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.mt.judging import judge_item
 from tribunal.programs.mqm.ape import APEConfig, MQMAPEJudge
 from tribunal.programs.mqm.roles import RoleLMs

@@ -12,7 +12,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule, Pair
 
 CALLS_PER_PAIR = 3  # the majority-of-three budget of one pair
 

@@ -24,8 +24,9 @@ from tribunal.eval.mt.batch.ledger import BatchLedger, BatchRecord, ledger_path
 from tribunal.eval.mt.batch.pricing import batch_spend, tokens
 from tribunal.eval.mt.batch.providers import BatchLine, BatchProvider, make_provider, provider_of, split
 from tribunal.eval.mt.config import EvaluateConfig
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
 
 
 def providers_for(config: EvaluateConfig) -> dict[str, BatchProvider]:

@@ -14,8 +14,8 @@ import pytest
 
 import tribunal.eval.mt.judging as judging
 from tribunal.eval import interruptible
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
 
 
 class _Kept:
