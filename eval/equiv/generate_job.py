@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.equiv.checks import PERTURBATION_KINDS
+from tribunal.eval.equiv.checks import PERTURBATION_KINDS, check_perturbation
 from tribunal.eval.equiv.suite import Suite, SuitePair
 
 
@@ -30,7 +30,7 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
     from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
     from tribunal.programs.equiv_perturb import PerturbationGenerator
 
-    generator = attach_call_log(PerturbationGenerator(temperature, attempts), [lm])
+    generator = attach_call_log(PerturbationGenerator(temperature, attempts, check=check_perturbation), [lm])
     originals = {p.original.id: p.original for p in suite.pairs}
     kept, rejected, traces = [], [], []
     with dspy.context(lm=lm):

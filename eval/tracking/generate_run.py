@@ -19,6 +19,7 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
 
     ``progress(done, total)`` follows the (original, kind) perturbations.
     """
+    from tribunal.eval.equiv.checks import check_perturbation
     from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
     from tribunal.eval.tracking.equiv_run import log_suite
     from tribunal.eval.tracking.prompts import PromptRegistry
@@ -33,7 +34,7 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
     name = join_name("equiv generate", short_lm(lm_name), f"{suite.name} t={temperature}")
     with tracked_run(tracking, name, params, {"tribunal.command": "equiv generate"}, sig) as run:
         log_suite(run, suite, context="source")
-        PromptRegistry(run).signatures(PerturbationGenerator())
+        PromptRegistry(run).signatures(PerturbationGenerator(check=check_perturbation))
         result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts, progress=progress)
         write_pairs(result.kept, out)
         kept, rejected = Counter(p.kind for p in result.kept), Counter(r["kind"] for r in result.rejected)
