@@ -1,11 +1,11 @@
 """A tuned judge as an MLflow pyfunc model, built from code: no pickle, the sealed export as its artifact.
 
-``tribunal optimize`` logs every tuned program with :func:`tribunal.eval.tracking.judge_model_log.log_judge_model`:
+``tribunal optimize`` logs every tuned program with :func:`tribunal.optimizers.judge_model_log.log_judge_model`:
 MLflow copies :mod:`tribunal.optimizers.judge_model_code` (a file that only calls
 ``mlflow.models.set_model(TunedJudge())``) and the export ``program.json`` into the model. Loading
 (``mlflow.pyfunc.load_model("models:/tribunal-gemba-mqm/3")``) runs that file and
 :meth:`TunedJudge.load_context`, which verifies the export's seal, program and structure
-(:func:`tribunal.optimizers.export.read_export`) before anything else.
+(:func:`tribunal.eval.data.program_export.read_export`) before anything else.
 
 ``predict`` takes a DataFrame of items and returns one row per item:
 
@@ -91,7 +91,7 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
     """The pyfunc model of a tuned export (see the module docstring)."""
 
     def load_context(self, context: Any) -> None:
-        from tribunal.optimizers.export import load_program
+        from tribunal.optimizers.program_loader import load_program
         from tribunal.optimizers.program_source import program_kind
 
         self.path = context.artifacts[PROGRAM_ARTIFACT]
@@ -166,7 +166,7 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
 
     def _judge_pairs(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
         from tribunal.eval.equiv.rules.llm import LLMJudgeRule
-        from tribunal.optimizers.export import load_program
+        from tribunal.optimizers.program_loader import load_program
         from tribunal.programs.lm import build_lm
 
         program, _ = load_program(self.path)

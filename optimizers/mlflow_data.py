@@ -3,7 +3,7 @@
 ``mlflow:EXPERIMENT[:A-B][?FILTER]`` reads the traces of experiment EXPERIMENT in the tracking
 store of the command (``--tracking-uri``; ``FILTER`` is MLflow's trace search syntax, e.g.
 ``tags.tribunal.status = 'scored'``). Each trace's human label is picked by
-:mod:`tribunal.eval.tracking.trace_labels` (who, which name, the latest wins). Traces of the same
+:mod:`tribunal.optimizers.trace_labels` (who, which name, the latest wins). Traces of the same
 item (the same source and translation, or the same pair of hypotheses) are one item whose label is
 the latest human label among them. Items are ordered by their first trace's time, so ``A-B``
 ranges are stable while traces are added. A trace that yields no item is counted with its reason;
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.tracking.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
+from tribunal.optimizers.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
 
 TEST_DATA = "judged on WMT23 (test data only)"
 OTHER_KIND = "another kind of item than the slice's"

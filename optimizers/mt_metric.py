@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tribunal.eval.meta.spans import SegmentCounts, precision_recall_f, segment_counts
-from tribunal.eval.meta.spans import span as measure_span
+from tribunal.core.spans import span as measure_span
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
 from tribunal.programs.mqm.scoring import mqm_from_esa
 

@@ -71,7 +71,7 @@ class OptimizeResult:
     program: Any = None
     """The tuned program itself (the export holds its state)."""
     model: Any = None
-    """The registered MLflow model (:class:`~tribunal.eval.tracking.judge_model_log.LoggedJudge`), if tracked."""
+    """The registered MLflow model (:class:`~tribunal.optimizers.judge_model_log.LoggedJudge`), if tracked."""
     skipped: dict = field(default_factory=dict)
     """``{"train": Counter, "dev": Counter}``: items of an ``mlflow:`` slice left out, by reason."""
     objective: str = "item"
@@ -138,9 +138,9 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     import dspy
 
     from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.tracking.judge_model_log import log_judge_model
+    from tribunal.optimizers.judge_model_log import log_judge_model
     from tribunal.eval.tracking.mlflow_run import tracked_run
-    from tribunal.optimizers.export import export_document, write_export
+    from tribunal.eval.data.program_export import export_document, write_export
     from tribunal.optimizers.labelled_demos import labeler_for
     from tribunal.optimizers.lm_calls import LMCallCounter
     from tribunal.optimizers.lm_roles import build_role_lms
@@ -196,7 +196,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
               "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
               "threads": request.threads}
-    from tribunal.eval.tracking.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
+    from tribunal.optimizers.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
 
     name = optimize_run_name(resolved.label, spec.name, request.lm, train.spec)
     with tracked_run(tracking, name, params, tags={"tribunal.command": "optimize"}, signature=sig) as run:

@@ -60,7 +60,7 @@ def resolve_program(value: str, expected_kind: str | None = None, settings: Mapp
     from tribunal.programs.registry import program_names
 
     if is_program_file(value):
-        from tribunal.optimizers.export import load_program
+        from tribunal.optimizers.program_loader import load_program
 
         if config or settings:
             raise UserError(f"--program {value}: an exported program carries its own configuration")

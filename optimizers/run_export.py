@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.optimizers.export import read_export, write_export
+from tribunal.eval.data.program_export import read_export, write_export
 from tribunal.optimizers.optimize_job import ARTIFACT_DIR, ARTIFACT_NAME
 
 

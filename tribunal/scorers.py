@@ -112,7 +112,7 @@ class MQMJudge(Scorer):
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
                  expectations: dict[str, Any] | None = None) -> Feedback:
         from tribunal.eval.mt.judging import unscored_reason
-        from tribunal.eval.mt.meter import UsageMeter, metering
+        from tribunal.runner.meter import UsageMeter, metering
 
         inputs = dict(inputs or {})
         translation = outputs if isinstance(outputs, str) else inputs.get("translation")

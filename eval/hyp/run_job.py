@@ -29,7 +29,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tribunal.errors import Interrupted, TribunalError
-from tribunal.eval import interruptible
+from tribunal.runner import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.folder_lock import folder_lock

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tribunal.eval.mt.ensemble import SamplingSettings
-from tribunal.eval.tracking.secrets import secret_values
+from tribunal.secrets import secret_values
 from tribunal.eval.tracking.signature import signature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig

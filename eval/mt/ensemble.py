@@ -3,7 +3,7 @@
 Sample k (1..K) runs the whole judge on the item under DSPy ``rollout_id`` k
 (:mod:`tribunal.programs.mqm.sampling`), so no sample is another's cached answer: K samples are K
 provider calls per LM call of the judge, and calls, tokens and spend scale by K. The samples run
-side by side under the runner's call slots (:func:`~tribunal.programs.mqm.scheduling.fan_out`); in
+side by side under the runner's call slots (:func:`~tribunal.core.scheduling.fan_out`); in
 batch mode they are parked together, so an item's K requests travel in the same batch.
 
 **Combining.** The usable samples' scores are combined by the rule (:mod:`tribunal.eval.mt.combine`:
@@ -91,7 +91,7 @@ def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | N
     """The item's prediction: one judgment, or ``sampling.samples`` combined (see the module docstring)."""
     if sampling is None or not sampling.used:
         return program(**inputs)
-    from tribunal.programs.mqm.scheduling import fan_out
+    from tribunal.core.scheduling import fan_out
 
     samples = fan_out([functools.partial(_sample, program, inputs, k) for k in range(1, sampling.samples + 1)])
     return combined(samples, sampling)

@@ -46,7 +46,7 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     if config.program_file is None:
         return None
     from tribunal.errors import UserError
-    from tribunal.optimizers.export import read_export
+    from tribunal.eval.data.program_export import read_export
 
     document = read_export(config.program_file)
     if document["program"]["name"] != config.program:
@@ -71,19 +71,19 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     default demos, after its structure is checked against the program built from ``config``.
     """
     from tribunal.errors import UserError
-    from tribunal.eval.mt.meter import attach_relay
+    from tribunal.runner.meter import attach_relay
     from tribunal.eval.tracking.call_log import attach_call_log
-    from tribunal.optimizers.identity import program_identity
+    from tribunal.eval.data.program_identity import program_identity
     from tribunal.programs.lm import build_lm, build_role_lms
     from tribunal.programs.mqm.registry import build_program
     from tribunal.programs.mqm.roles import RoleLMs
 
     if engine is None and len(config.router.endpoints) > 1:
-        from tribunal.eval.mt.router import RouterEngine, build_router
+        from tribunal.runner.router import RouterEngine, build_router
 
         engine = RouterEngine(build_router(config))
     elif engine is None and not config.role_lms:
-        from tribunal.eval.mt.connections import pooled_engine
+        from tribunal.runner.connections import pooled_engine
 
         engine = pooled_engine(config.lm, config.concurrency)
     # The relay callback lets the per-item usage meter count these LMs' calls.

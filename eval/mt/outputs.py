@@ -24,7 +24,7 @@ from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
-from tribunal.eval.tracking.secrets import redact_text
+from tribunal.secrets import redact_text
 
 
 @dataclass(frozen=True)

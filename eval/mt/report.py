@@ -12,7 +12,7 @@ from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
-from tribunal.eval.mt.meter import add_summaries
+from tribunal.runner.meter import add_summaries
 from tribunal.eval.mt.outputs import locate, spans_of, system_scores
 
 
@@ -51,14 +51,14 @@ SPAN_MEASURES = ("mpp", "wmt25")
 
 def judged_spans(located: list[dict]) -> list:
     """A judge's located errors as measure spans (target and source side; ungrounded ones have no offsets)."""
-    from tribunal.eval.meta.spans import span
+    from tribunal.core.spans import span
 
     return [span(e["start"], e["end"], e.get("severity") or "", "source" if e.get("is_source_error") else "target")
             for e in located if e.get("start") is not None]
 
 
 def rater_spans(rating) -> list:
-    from tribunal.eval.meta.spans import span
+    from tribunal.core.spans import span
 
     return [span(e.start, e.end, e.severity, "source" if e.is_source_error else "target") for e in rating]
 

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import pandas as pd
 
 from tribunal.eval.tracking.run_names import slug  # noqa: F401  (re-exported for dataset names)
-from tribunal.eval.tracking.secrets import redact
+from tribunal.secrets import redact
 
 DIGEST_TAG = "tribunal.digest"
 

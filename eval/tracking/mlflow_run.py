@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from tribunal.errors import EnvironmentFailure
 from tribunal.eval.tracking.names import entity_key, run_name
-from tribunal.eval.tracking.secrets import redact, redact_text
+from tribunal.secrets import redact, redact_text
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 _PARAM_LIMIT = 6000

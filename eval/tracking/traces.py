@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from tribunal.eval.tracking.secrets import secret_values
+from tribunal.secrets import secret_values
 
 SAMPLE_ENV = "TRIBUNAL_TRACE_SAMPLE"
 # MLflow's exporter defaults (5 spans per write, every 5 s) make a SQLite commit per few spans and leave the

@@ -67,7 +67,7 @@ class RoleLMs:
 def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None, **inputs: Any) -> Any:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
-    Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
+    Under a runner's scheduler (:mod:`tribunal.core.scheduling`) the call holds a call slot.
     The item's reference and context go along where the predictor takes them
     (:mod:`tribunal.programs.mqm.segment_inputs`), and a sample's rollout id inside an ensemble
     (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
@@ -75,7 +75,7 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     """
     from tribunal.programs.answers import ask, tolerant_answers
     from tribunal.programs.mqm.sampling import rollout_config
-    from tribunal.programs.mqm.scheduling import call_slot
+    from tribunal.core.scheduling import call_slot
     from tribunal.programs.mqm.segment_inputs import given_to
 
     token = _CALL.set((stage, role))

@@ -80,7 +80,7 @@ def describe(err: BaseException) -> tuple[str, int] | None:
 
 def report(message: str, interrupted: bool = False) -> None:
     """Print ``tribunal: error: <message>`` (``tribunal: <message>`` for an interruption) on stderr."""
-    from tribunal.eval.tracking.secrets import redact_text
+    from tribunal.secrets import redact_text
 
     prefix = "tribunal: " if interrupted else "tribunal: error: "
     print(prefix + one_line(redact_text(message)), file=sys.stderr, flush=True)

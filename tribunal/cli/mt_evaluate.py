@@ -173,7 +173,7 @@ def _tuned_program(value: Optional[str]) -> dict:
 
     if not value or not isinstance(value, str) or not is_program_file(value):
         return {}  # a program name, or a wrong type that the config's validation reports
-    from tribunal.optimizers.export import read_export
+    from tribunal.eval.data.program_export import read_export
 
     from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
 

@@ -47,7 +47,7 @@ class BatchRun:
     def __init__(self, config: EvaluateConfig, providers: dict[str, BatchProvider] | None = None,
                  sleep: Callable[[float], None] = time.sleep):
         from tribunal.eval.mt.job import program_factory
-        from tribunal.programs.mqm.scheduling import Scheduler
+        from tribunal.core.scheduling import Scheduler
 
         signature = config.config_signature()
         self.config, self.sleep = config, sleep
@@ -65,7 +65,7 @@ class BatchRun:
               on_result: Callable[[ItemResult], None] | None = None) -> dict[str, Any]:
         """Judge ``items`` to the end; returns the run's batch statistics."""
         from tribunal.eval.mt.judging import judge_item
-        from tribunal.programs.mqm.scheduling import scheduled
+        from tribunal.core.scheduling import scheduled
 
         waiting = list(items)
         self.wait()  # batches a killed run left in flight: their answers first

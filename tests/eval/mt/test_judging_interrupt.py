@@ -13,7 +13,7 @@ import threading
 import pytest
 
 import tribunal.eval.mt.judging as judging
-from tribunal.eval import interruptible
+from tribunal.runner import interruptible
 from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
 

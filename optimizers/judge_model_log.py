@@ -61,7 +61,7 @@ def log_judge_model(run: Any, export_path: str | Path, document: Mapping[str, An
     from mlflow.models import Model
 
     from tribunal.eval.tracking.datasets import use_store
-    from tribunal.eval.tracking.secrets import redact
+    from tribunal.secrets import redact
     from tribunal.optimizers.judge_model import PROGRAM_ARTIFACT, judge_signature
 
     use_store(run)  # MLflow's model logging writes through its module-level store
