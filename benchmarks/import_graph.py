@@ -147,21 +147,46 @@ def all_function_imports(root: Path = ROOT) -> list[tuple[str, int, str]]:
     return rows
 
 
-LAYER_PACKAGES = (
-    "tribunal.core", "tribunal.signatures", "tribunal.programs", "tribunal.runner",
-    "tribunal.eval", "tribunal.optimizers", "tribunal.cli",
+# The layers, bottom first: a module may import its own layer and the layers below it, never one above.
+# Each entry names the packages or modules of a layer; the longest matching prefix decides a module's
+# layer (``tribunal.core.judges`` is not ``tribunal.core``). ARCHITECTURE.md explains the order.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("tribunal", "tribunal.core", "tribunal.errors", "tribunal.quiet", "tribunal.secrets")),
+    ("data", ("tribunal.eval.data",)),
+    ("signatures", ("tribunal.signatures",)),
+    ("programs", ("tribunal.programs",)),
+    ("runner", ("tribunal.runner",)),
+    ("judges", ("tribunal.core.judges",)),  # the judge registry: builds programs, read by eval's configs
+    ("eval", ("tribunal.eval",)),
+    ("service", ("tribunal.core.service",)),  # the judging service: runs a judge over items with eval and the runner
+    ("optimizers", ("tribunal.optimizers",)),
+    ("app", ("tribunal.cli", "tribunal.scorers", "tribunal.local_build", "tribunal.__main__")),
 )
+_LAYER_OF = {package: (rank, name) for rank, (name, packages) in enumerate(LAYERS) for package in packages}
 
 
 def package_of(module: str) -> str:
-    """The top package a module belongs to: ``tribunal.eval.mt.job`` -> ``tribunal.eval``.
+    """The layer entry a module belongs to (the longest matching prefix in :data:`LAYERS`).
 
-    Modules directly under ``tribunal/`` (scorers, quiet, errors ...) form the package ``tribunal``.
+    ``tribunal.eval.mt.job`` -> ``tribunal.eval``; ``tribunal.eval.data.mtme`` -> ``tribunal.eval.data``.
+    A module directly under ``tribunal/`` that no entry names maps to ``tribunal`` itself (the base).
     """
-    for package in LAYER_PACKAGES:
-        if module == package or module.startswith(package + "."):
-            return package
-    return "tribunal"
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:end])
+        if prefix in _LAYER_OF and (end > 1 or len(parts) == 1 or prefix != "tribunal"):
+            return prefix
+    return "tribunal" if parts[0] == "tribunal" and len(parts) == 1 else "?"
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """(rank, name) of a module's layer; rank -1 and ``?`` when no entry of :data:`LAYERS` names it."""
+    return _LAYER_OF.get(package_of(module), (-1, "?"))
+
+
+def upward_imports(imports: list[Import]) -> list[Import]:
+    """Imports of a module in a higher layer (type-checking imports excluded)."""
+    return [i for i in imports if not i.type_checking and layer_of(i.target)[0] > layer_of(i.source)[0]]
 
 
 def cycles(edges: set[tuple[str, str]]) -> list[list[str]]:
@@ -257,9 +282,14 @@ def main() -> int:
         print(f"package cycles ({label}): {len(found)}", *(" <-> ".join(c) for c in found))
         print("   edges:", ", ".join(f"{a.removeprefix('tribunal.')}->{b.removeprefix('tribunal.')}:{n}"
                                      for (a, b), n in sorted(edges.items())))
+    upward = upward_imports(imports)
+    print(f"imports of a higher layer: {len(upward)}")
+    for i in upward:
+        print(f"    {i.source} -> {i.target} (line {i.line}{', in a function' if i.in_function else ''})")
     rows = all_function_imports()
     with_reason = sum(1 for _, _, comment in rows if comment)
     print(f"imports inside functions: {len(rows)} (with a comment: {with_reason})")
+    print(f"  files with one: {len({path for path, _, _ in rows})}")
     internal = sum(1 for i in imports if i.in_function)
     print(f"  of which import a tribunal module: {internal}")
     totals = lines_per_package()
