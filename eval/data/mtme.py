@@ -22,7 +22,8 @@ import numpy as np
 
 from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.ratings import Rating, read_ratings
+from tribunal.core.rating import Rating
+from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
 from tribunal.eval.data.text_files import read_documents, read_segments

@@ -27,7 +27,7 @@ import numpy as np
 from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.ratings import ErrorSpan, Rating
+from tribunal.core.rating import ErrorSpan, Rating
 from tribunal.eval.data.text_files import read_lines
 
 SEVERITY_WEIGHTS = {"neutral": 0.0, "minor": 1.0, "major": 5.0, "critical": 25.0}

@@ -14,7 +14,7 @@ are those of the sample whose score is nearest the combined one, among the sampl
 **Unusable samples.** A sample whose answer is unusable or whose calls failed is dropped; the item
 is scored from the others when at least ceil(K/2) samples are usable (the summary and the item's
 ``ensemble`` record say how many were dropped). With fewer, the item is unscored
-(:class:`TooFewSamples`): retryable when a dropped sample got no answer (a rerun judges the item
+(:class:`~tribunal.eval.mt.failures.TooFewSamples`): retryable when a dropped sample got no answer (a rerun judges the item
 again, and its usable samples come back from the response cache at no cost), permanent otherwise.
 
 Every sample is kept in the item's transcript (``{"stage": "sample", "sample": k, ...}``), and the
@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.mt.combine import combine, nearest, spread
+from tribunal.eval.mt.failures import Failure, TooFewSamples, classify_failure
 
 MAX_SAMPLES = 64
 
@@ -59,14 +60,6 @@ class SamplingSettings(BaseModel):
         return [f"k{self.samples}", self.combine] if self.used else []
 
 
-class TooFewSamples(Exception):
-    """Fewer than ceil(K/2) samples of an item were usable; ``failure`` is how the item ends."""
-
-    def __init__(self, message: str, failure: Any, lm_response: str | None = None):
-        super().__init__(message)
-        self.failure, self.lm_response = failure, lm_response
-
-
 @dataclass
 class Sample:
     number: int
@@ -75,7 +68,6 @@ class Sample:
 
 
 def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
-    from tribunal.eval.mt.failures import classify_failure
     from tribunal.programs.mqm.sampling import rollout
 
     with rollout(number):
@@ -109,7 +101,7 @@ def _record(sample: Sample) -> dict[str, Any]:
 
 
 def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
-    """One prediction from the samples, or :class:`TooFewSamples`."""
+    """One prediction from the samples, or :class:`~tribunal.eval.mt.failures.TooFewSamples`."""
     import dspy
 
     usable = [s for s in samples if s.prediction is not None]
@@ -132,8 +124,6 @@ def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
 
 
 def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:
-    from tribunal.eval.mt.failures import Failure, classify_failure
-
     failures = [classify_failure(s.error) for s in dropped]
     retryable = any(f.retryable for f in failures)
     first = failures[0]

@@ -12,12 +12,21 @@ provider).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Failure:
     label: str
     retryable: bool
+
+
+class TooFewSamples(Exception):
+    """Fewer than ceil(K/2) samples of an item were usable; ``failure`` is how the item ends."""
+
+    def __init__(self, message: str, failure: Any, lm_response: str | None = None):
+        super().__init__(message)
+        self.failure, self.lm_response = failure, lm_response
 
 
 def classify_failure(exc: BaseException) -> Failure | None:
@@ -27,7 +36,6 @@ def classify_failure(exc: BaseException) -> Failure | None:
 
     from tribunal.errors import TribunalError
     from tribunal.eval.mt.batch.engine import BatchRequestFailed
-    from tribunal.eval.mt.ensemble import TooFewSamples
     from tribunal.programs.answers.unusable import UnusableAnswer
 
     if isinstance(exc, TribunalError):  # tribunal's own (e.g. the local server is gone): the run stops

@@ -94,7 +94,7 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     if tuned is not None:
         demos = {}
     elif config.program == "mmad" and config.demo_count:
-        from tribunal.programs.mqm.demos import mmad_demos
+        from tribunal.programs.mqm.fixed_demos import mmad_demos
 
         demos = mmad_demos(config.mmad, _demo_root(config), config.lp, config.demo_count)
     elif config.program != "mmad":

@@ -13,14 +13,10 @@ import pandas as pd
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
+from tribunal.eval.tracking.run_names import KEY_METRICS, key_metric_names
 
 COST_METRICS = ("lm_calls", "lm_tokens", "wall_seconds")
 # What a user compares first, in this order (the rest follow alphabetically).
-KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
-               "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
-               "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
-
-
 @dataclass
 class RunComparison:
     runs: pd.DataFrame          # one row per run: id, name, experiment, status, signature
@@ -66,13 +62,6 @@ def runs_by_id(settings: TrackingSettings, run_ids: list[str]) -> list[Any]:
         except MlflowException:
             raise UserError(f"no run {run_id!r} in {settings.resolved_uri}") from None
     return runs
-
-
-def key_metric_names(names: Any, limit: int | None = None) -> list[str]:
-    """``names`` ordered key metrics first (in :data:`KEY_METRICS` order), then alphabetically."""
-    present = set(names)
-    ordered = [k for k in KEY_METRICS if k in present] + sorted(present - set(KEY_METRICS))
-    return ordered[:limit] if limit else ordered
 
 
 def _duration(run: Any) -> str:

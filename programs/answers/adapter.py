@@ -27,7 +27,7 @@ from tribunal.programs.answers.coerce import coerce, structured, without_format_
 from tribunal.programs.answers.fields import answer_fields
 from tribunal.programs.answers.provider_calls import last_seen
 from tribunal.programs.answers.reask import current_feedback, feedback_turns
-from tribunal.programs.answers.unusable import validation_problem
+from tribunal.programs.answers.unusable import InvalidValue, validation_problem
 
 AnswerFormat = Literal["chat", "json"]
 
@@ -57,10 +57,6 @@ def _bare_value(signature: Any, completion: str) -> dict:
     (name, field), = outputs.items()
     bare = _scalar(field.annotation) and completion.strip() and isinstance(structured(completion), str)
     return {name: completion} if bare else {}  # a JSON object with other keys is not a bare value
-
-
-class InvalidValue(AdapterParseError):
-    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
 
 
 class CutAnswer(AdapterParseError):

@@ -16,10 +16,15 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args, get_origin
 
+from dspy.utils.exceptions import AdapterParseError
 from pydantic import BaseModel, ValidationError
 
 Kind = Literal["refusal", "unparseable", "invalid", "truncated"]
 KINDS: tuple[str, ...] = get_args(Kind)
+
+
+class InvalidValue(AdapterParseError):
+    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
 
 
 class UnusableAnswer(ValueError):

@@ -2,7 +2,7 @@
 
 Per dimension, a pool holds short segments rated by one rater: one with no error at all and others
 with errors of that dimension, converted to the dimension's typed errors. M-MAD's demos follow its
-``demo_rule`` (:func:`mmad_demos`): ``fixed`` is the paper preset's rule
+``demo_rule`` (:func:`~tribunal.programs.mqm.fixed_demos.mmad_demos`): ``fixed`` is the paper preset's rule
 (:mod:`tribunal.programs.mqm.fixed_demos`), ``seeded`` a seeded random choice. Either way a run's
 demos are reproducible; optimizers may replace them.
 """
@@ -100,22 +100,6 @@ def dimension_demos(root: str | Path, lp: str, per_dimension: int, seed: int = 0
             chosen.insert(0, _example(rng.choice(clean), pool_lp, []))
         demos[dimension] = chosen[:per_dimension]
     return demos
-
-
-def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, list[dspy.Example]]:
-    """``{predictor name: demos}`` for an M-MAD program built from ``config`` (an ``MMADConfig``).
-
-    ``fixed`` (paper preset): ``count`` demos per stage-1 agent, the coupled agent of the stage-1
-    ablation included; ``seeded`` (lean preset): ``count`` per dimension agent, none without stage 1.
-    """
-    if count <= 0:
-        return {}
-    coupled = "stage1" in config.ablate
-    if config.demo_rule == "fixed":
-        from tribunal.programs.mqm.fixed_demos import fixed_demos
-
-        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline")
-    return {} if coupled else dimension_demos(root, lp, count)
 
 
 def gemba_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:

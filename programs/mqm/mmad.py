@@ -37,7 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
-from tribunal.programs.mqm.debate import DebateCase, DebateOutcome, make_strategy
+from tribunal.programs.mqm.debate import DebateCase, DebateOutcome
+from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset

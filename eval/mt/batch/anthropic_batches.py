@@ -12,7 +12,7 @@ import json
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from tribunal.eval.mt.batch.providers import BatchLine, Outcome
+from tribunal.eval.mt.batch.lines import BatchLine, Outcome
 
 
 class _NoTransport:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterator
 
-from tribunal.eval.mt.batch.providers import BatchLine, Outcome
+from tribunal.eval.mt.batch.lines import BatchLine, Outcome
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = {"completed", "failed", "expired", "cancelled"}

@@ -22,7 +22,8 @@ from typing import Any, Callable
 from tribunal.eval.mt.batch.engine import BatchEngine, Parked, collecting, gather
 from tribunal.eval.mt.batch.ledger import BatchLedger, BatchRecord, ledger_path
 from tribunal.eval.mt.batch.pricing import batch_spend, tokens
-from tribunal.eval.mt.batch.providers import BatchLine, BatchProvider, make_provider, provider_of, split
+from tribunal.eval.mt.batch.lines import BatchLine, BatchProvider
+from tribunal.eval.mt.batch.providers import make_provider, provider_of, split
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
