@@ -32,6 +32,17 @@ from typing import Any
 
 import mlflow
 import pandas as pd  # the predict type hint, which MLflow reads (a DataFrame: no schema inferred from it)
+from pathlib import Path
+from mlflow.models import ModelSignature
+from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
+
+from tribunal.core.mt_item import JudgeItem
+from tribunal.eval.equiv.rules.llm import LLMJudgeRule
+from tribunal.eval.mt.items import item_key
+from tribunal.eval.mt.outputs import locate
+from tribunal.optimizers.program_loader import load_program
+from tribunal.optimizers.program_source import program_kind
+from tribunal.programs.lm import LMSettings, build_lm
 
 PROGRAM_ARTIFACT = "program"
 MT_COLUMNS = ("source", "translation", "source_lang", "target_lang")
@@ -43,9 +54,6 @@ ENV_PARAMS = {"lm": "TRIBUNAL_LM", "api_base": "TRIBUNAL_API_BASE", "api_key_env
 
 def judge_signature(kind: str) -> Any:
     """The model signature: the item columns in, the judgment columns out, the LM as params."""
-    from mlflow.models import ModelSignature
-    from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
-
     columns = MT_COLUMNS if kind == "mt" else EQUIV_COLUMNS
     types = {"score": "double", "errors": "string", "unscored_reason": "string", "verdict": "string"}
     params = [ParamSpec(name, {str: "string", int: "long", bool: "boolean"}[type(default)], default)
@@ -57,8 +65,6 @@ def judge_signature(kind: str) -> Any:
 
 def lm_settings(params: dict[str, Any] | None) -> Any:
     """The predict-time LM from ``params``, else the ``TRIBUNAL_*`` variables; a clear error without one."""
-    from tribunal.programs.lm import LMSettings
-
     given = {k: v for k, v in (params or {}).items() if v not in (None, "")}
     chosen = {k: given.get(k) or os.environ.get(var) or None for k, var in ENV_PARAMS.items()}
     if not chosen["lm"]:
@@ -91,9 +97,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
     """The pyfunc model of a tuned export (see the module docstring)."""
 
     def load_context(self, context: Any) -> None:
-        from tribunal.optimizers.program_loader import load_program
-        from tribunal.optimizers.program_source import program_kind
-
         self.path = context.artifacts[PROGRAM_ARTIFACT]
         # The seal, format, credential and structure checks, before any prediction.
         program, self.document = load_program(self.path)
@@ -118,10 +121,8 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         key = (lm.model_dump_json(), threads)
         with self._lock:
             if key not in self._built:
-                from pathlib import Path
-
-                from tribunal.eval.mt.config import SETTINGS_SECTIONS, EvaluateConfig
-                from tribunal.eval.mt.job import program_factory
+                from tribunal.eval.mt.config import SETTINGS_SECTIONS, EvaluateConfig  # heavy: pulls in dspy
+                from tribunal.eval.mt.job import program_factory  # heavy: pulls in dspy
 
                 info = self.document["program"]
                 fields = {"lp": "model-input", "lm": lm, "program": info["name"], "program_file": Path(self.path),
@@ -132,10 +133,8 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
             return self._built[key]
 
     def _judge_mt(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
-        from tribunal.core.mt_item import JudgeItem
-        from tribunal.eval.mt.items import item_key
-        from tribunal.eval.mt.judging import judge_all
-        from tribunal.programs.mqm.demos import LANGUAGES
+        from tribunal.eval.mt.judging import judge_all  # heavy: pulls in dspy
+        from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
         make_program = self._factory(lm, threads)
         groups: dict[tuple[str, str], dict[str, JudgeItem]] = {}
@@ -152,8 +151,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
             judge_all(make_program, list(items.values()), {"source_lang": source_lang, "target_lang": target_lang},
                       collected, threads)
             results |= {((source_lang, target_lang), k): r for k, r in collected.results.items()}
-        from tribunal.eval.mt.outputs import locate
-
         out = []
         for row, key in zip(rows, keys):
             result = results[key]
@@ -165,10 +162,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         return out
 
     def _judge_pairs(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
-        from tribunal.eval.equiv.rules.llm import LLMJudgeRule
-        from tribunal.optimizers.program_loader import load_program
-        from tribunal.programs.lm import build_lm
-
         program, _ = load_program(self.path)
         rule = LLMJudgeRule(build_lm(lm), threads=threads, program=program, lm_name=lm.model)
         judgments = rule.judge_pairs([(_Rendered(r["hypothesis_a"]), _Rendered(r["hypothesis_b"])) for r in rows])

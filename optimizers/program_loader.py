@@ -8,6 +8,7 @@ from typing import Any
 from tribunal.errors import UserError
 from tribunal.eval.data.program_export import read_export
 from tribunal.eval.data.program_identity import program_identity
+from tribunal.optimizers.program_settings import build_configured
 
 
 def load_program(path: str | Path, expected_name: str | None = None) -> tuple[Any, dict[str, Any]]:
@@ -16,7 +17,6 @@ def load_program(path: str | Path, expected_name: str | None = None) -> tuple[An
     info = document["program"]
     if expected_name is not None and info["name"] != expected_name:
         raise UserError(f"{path}: exported program is {info['name']!r}, not {expected_name!r}")
-    from tribunal.optimizers.program_settings import build_configured
 
     program = build_configured(info["name"], info.get("config") or {})
     if program_identity(program) != info["identity"]:

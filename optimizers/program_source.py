@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tribunal.errors import UserError
+from tribunal.programs.registry import program_names
 
 # What each shipped program judges: "mt" (MQM annotation of a translation) or "equiv" (a pair of
 # hypotheses). A program class may declare ``judge_kind`` itself; that wins.
@@ -56,11 +57,10 @@ def resolve_program(value: str, expected_kind: str | None = None, settings: Mapp
     An export is verified (seal, structure, no secrets) and never unpickled; it takes no settings
     (it carries its own).
     """
-    from tribunal.optimizers.program_settings import build_configured, program_config
-    from tribunal.programs.registry import program_names
+    from tribunal.optimizers.program_settings import build_configured, program_config  # heavy: pulls in pydantic
 
     if is_program_file(value):
-        from tribunal.optimizers.program_loader import load_program
+        from tribunal.optimizers.program_loader import load_program  # heavy: pulls in pydantic
 
         if config or settings:
             raise UserError(f"--program {value}: an exported program carries its own configuration")

@@ -28,6 +28,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from tribunal.optimizers.training_data import human_mqm_score
+
 MQM_LABEL = "human_mqm"
 ERRORS_LABEL = "human_errors"
 VERDICT_LABEL = "expected_verdict"
@@ -174,8 +176,6 @@ def mt_label(inputs: dict[str, Any], outputs: Any, assessments: Sequence[Any]) -
     if score_label is not None:
         score = mqm_score(value_of(score_label))
     else:
-        from tribunal.optimizers.training_data import human_mqm_score
-
         score = human_mqm_score(errors)  # only spans were marked: their WMT-weighted penalty
     used = [a.assessment_id for a in (score_label, errors_label) if a is not None]
     return TraceLabel("mt", texts, {"gold_score": score, "gold_errors": errors}, used)

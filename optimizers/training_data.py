@@ -30,6 +30,8 @@ from typing import Any, Callable
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
 MT_INPUTS = ("source", "translation", "source_lang", "target_lang")
@@ -123,9 +125,8 @@ def _ted_file(args: list[str]) -> tuple[Path, str]:
 
 
 def _mqm_ted(args: list[str], where: "SpecPlace") -> Loaded:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
-    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 
     path, lp = _ted_file(args)
     source_lang, _, target_lang = lp.partition("-")
@@ -143,7 +144,7 @@ def _mqm_ted(args: list[str], where: "SpecPlace") -> Loaded:
 
 
 def _equiv_examples(suite: Any) -> list[Any]:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
     return [dspy.Example(
         hypothesis_a=pair.original.render(), hypothesis_b=pair.perturbed.render(),
@@ -152,7 +153,7 @@ def _equiv_examples(suite: Any) -> list[Any]:
 
 
 def _pairs(args: list[str], where: "SpecPlace") -> Loaded:
-    from tribunal.eval.equiv.pairs import load_pairs
+    from tribunal.eval.equiv.pairs import load_pairs  # heavy: pulls in sklearn, pandas
 
     if len(args) != 1:
         raise UserError("pairs SPEC: expected pairs:FILE.jsonl[:A-B]")
@@ -163,7 +164,7 @@ def _pairs(args: list[str], where: "SpecPlace") -> Loaded:
 
 
 def _suite(args: list[str], where: "SpecPlace") -> Loaded:
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     if len(args) > 1:
         raise UserError("suite SPEC: expected suite[:FILE.jsonl][:A-B]")
@@ -183,7 +184,7 @@ class SpecPlace:
 
 
 def _mlflow(args: list[str], where: SpecPlace) -> Loaded:
-    from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI
+    from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI  # heavy: pulls in pydantic
     from tribunal.optimizers.mlflow_data import load_trace_slice
 
     if not args:
@@ -220,7 +221,6 @@ def load_training_data(spec: str, option: str = "--train", inputs: Any = None,
         if source != "mqm-ted":
             raise UserError(f"{option} {spec}: --set reference / context need MT training data with references and "
                             "documents (mqm-ted:LP)")
-        from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
         examples = attach_ted_inputs(_ted_file(args)[0], examples, inputs, f"{option} {spec}")
     start = items.start or 0

@@ -62,7 +62,7 @@ def memoise_json_schema(original: Callable[[Any], dict]) -> Callable[[Any], dict
 
 def reuse_type_adapters(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A drop-in ``serialize_for_json(value)`` that builds one pydantic TypeAdapter per type."""
-    from pydantic import TypeAdapter
+    from pydantic import TypeAdapter  # heavy: pydantic
 
     adapters: dict[type, Any] = {}
 
@@ -92,10 +92,10 @@ def install() -> None:
     with _lock:
         if _installed:
             return
-        from dspy.adapters import base, json_adapter, xml_adapter
-        from dspy.adapters import utils as adapter_utils
-        from dspy.clients import capabilities, costs, model_metadata
-        from dspy.primitives import repl_types
+        from dspy.adapters import base, json_adapter, xml_adapter  # heavy: dspy, pydantic
+        from dspy.adapters import utils as adapter_utils  # heavy: dspy, pydantic
+        from dspy.clients import capabilities, costs, model_metadata  # heavy: dspy, pydantic
+        from dspy.primitives import repl_types  # heavy: dspy, pydantic
 
         info = model_metadata.model_info
         _swap((capabilities, costs), "model_info", info, memoise_model_info(info))

@@ -15,6 +15,11 @@ import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from urllib.parse import urlsplit
+
+from tribunal.programs import dspy_speedups, response_cache, timeout_hint
+from tribunal.programs.local_models import is_local, local_endpoint, recovery
+from tribunal.programs.server_engine import ServerEngine
 
 DEFAULT_SERVER_MAX_TOKENS = 1024
 """The token limit of an answer from an OpenAI-compatible server or a local model, unless --max-tokens says."""
@@ -47,8 +52,6 @@ class LMSettings(BaseModel):
 
     @model_validator(mode="after")
     def _local_runs_its_own_server(self) -> "LMSettings":
-        from tribunal.programs.local_models import is_local
-
         if is_local(self.model) and self.api_base:
             raise ValueError(f"--lm {self.model} starts its own server on this machine: drop --api-base")
         return self
@@ -68,8 +71,6 @@ def settings_error(err: ValueError) -> str:
 
 def on_server(settings: LMSettings) -> bool:
     """Whether the LM is an OpenAI-compatible server that is not OpenAI (``openai/`` + api_base, or local)."""
-    from tribunal.programs.local_models import is_local
-
     if is_local(settings.model):
         return True
     return (bool(settings.api_base) and settings.model.startswith("openai/") and settings.engine != "litellm"
@@ -87,9 +88,6 @@ def server_engine(settings: LMSettings) -> tuple[str, Any]:
     """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server).
 
     Its connections are one per calling thread, so it has room for any number of call slots."""
-    from tribunal.programs.local_models import is_local, local_endpoint, recovery
-    from tribunal.programs.server_engine import ServerEngine
-
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
         return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, cache_endpoint=endpoint,
@@ -110,7 +108,6 @@ def endpoint_label(api_base: str | None) -> str:
     """The endpoint as it may be logged: scheme, host, port and path (no credentials, no query)."""
     if not api_base:
         return "default"
-    from urllib.parse import urlsplit
 
     parts = urlsplit(api_base)
     host = parts.hostname or ""
@@ -120,9 +117,8 @@ def endpoint_label(api_base: str | None) -> str:
 
 def build_lm(settings: LMSettings, engine: Any = None):
     """A ``dspy.LM`` for the settings; ``engine`` replaces the HTTP engine (scripted tests)."""
-    import dspy
+    import dspy  # heavy: dspy
 
-    from tribunal.programs import dspy_speedups, response_cache, timeout_hint
 
     dspy_speedups.install()
     response_cache.install()
@@ -134,7 +130,7 @@ def build_lm(settings: LMSettings, engine: Any = None):
         num_retries=settings.num_retries,
         cache=settings.cache,
     )
-    from tribunal.programs.answers.reask import set_reasks
+    from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
 
     if engine is None and on_server(settings):
         model, engine = server_engine(settings)
@@ -186,8 +182,6 @@ def role_lm(value: "str | RoleLM | dict") -> RoleLM:
 
 def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
     """One LM per role: the default settings with the role's model (and endpoint and key, if it has them)."""
-    from tribunal.programs.local_models import is_local
-
     built = {}
     for role, value in roles.items():
         own = role_lm(value)

@@ -33,7 +33,7 @@ def keyed_by_engine_endpoint(key: Callable[..., Any]) -> Callable[..., Any]:
 
 def install() -> None:
     """Make the endpoint part of DSPy's cache key (idempotent)."""
-    from dspy.clients import execution
+    from dspy.clients import execution  # heavy: dspy, pydantic
 
     with _lock:
         for key in ENDPOINT_KEYS:

@@ -42,7 +42,7 @@ class ThreadTransport:
     def _own(self) -> Any:
         transport = getattr(self._local, "transport", None)
         if transport is None:
-            from dspy._vendor.lm15.transports import StdlibTransport
+            from dspy._vendor.lm15.transports import StdlibTransport  # heavy: dspy, pydantic
 
             with self._lock:
                 if self._closed:

@@ -9,6 +9,7 @@ Called when tribunal builds an LM, never at import.
 from __future__ import annotations
 
 import threading
+import importlib
 
 TRANSPORT_MODULES = ("_sync", "_async", "_fetch")  # the lm15 transports that format the message
 _lock = threading.Lock()
@@ -22,8 +23,6 @@ def read_timeout_hint(seconds: float) -> str:
 
 def install() -> None:
     """Point lm15's transports at :func:`read_timeout_hint` (idempotent)."""
-    import importlib
-
     with _lock:
         for name in TRANSPORT_MODULES:
             module = importlib.import_module(f"dspy._vendor.lm15.transports.{name}")

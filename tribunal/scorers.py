@@ -33,6 +33,13 @@ from typing import Any, Literal
 from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
+import mlflow
+
+from tribunal.core.hypothesis import Hypothesis
+from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
+from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement as log_to_run
+from tribunal.eval.tracking.mlflow_run import Run
+from tribunal.programs.lm import LMSettings, build_lm
 
 MT_PROGRAMS = ("mmad", "gemba-mqm", "eaprompt", "gemba-esa", "mqm-ape")
 # The config section holding a program's ablation switches (``EvaluateConfig``).
@@ -50,8 +57,6 @@ class _Text:
 
 
 def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool = True) -> Any:
-    from tribunal.programs.lm import LMSettings, build_lm
-
     return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
@@ -88,8 +93,7 @@ class MQMJudge(Scorer):
 
     def evaluate_config(self, lp: str) -> Any:
         """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp``."""
-        from tribunal.eval.mt.config import EvaluateConfig
-        from tribunal.programs.lm import LMSettings
+        from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy
 
         section = ABLATION_SECTIONS.get(self.program)
         if self.ablate and section is None:
@@ -104,15 +108,15 @@ class MQMJudge(Scorer):
     def _judge(self, lp: str) -> Any:
         with self._lock:
             if lp not in self._built:
-                from tribunal.eval.mt.job import program_factory
+                from tribunal.eval.mt.job import program_factory  # heavy: pulls in dspy
 
                 self._built[lp] = program_factory(self.evaluate_config(lp))()
             return self._built[lp]
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
                  expectations: dict[str, Any] | None = None) -> Feedback:
-        from tribunal.eval.mt.judging import unscored_reason
-        from tribunal.runner.meter import UsageMeter, metering
+        from tribunal.eval.mt.judging import unscored_reason  # heavy: pulls in dspy
+        from tribunal.runner.meter import UsageMeter, metering  # heavy: pulls in dspy
 
         inputs = dict(inputs or {})
         translation = outputs if isinstance(outputs, str) else inputs.get("translation")
@@ -141,7 +145,7 @@ class MQMJudge(Scorer):
 
 
 def _languages(lp: str) -> dict[str, str]:
-    from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
     src, _, tgt = lp.partition("-")
     return {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
@@ -149,7 +153,7 @@ def _languages(lp: str) -> dict[str, str]:
 
 def _pair(source_lang: str, target_lang: str) -> str | None:
     """``"Chinese", "English"`` -> ``"zh-en"`` (None for a language tribunal does not know by name)."""
-    from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
     codes = {name.lower(): code for code, name in LANGUAGES.items()}
     src, tgt = codes.get(source_lang.strip().lower()), codes.get(target_lang.strip().lower())
@@ -177,7 +181,7 @@ class EquivalenceJudge(Scorer):
     def _rule(self) -> Any:
         with self._lock:
             if self._built is None:
-                from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule
+                from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule  # heavy: pulls in sklearn
 
                 lm = _lm(self.lm, self.api_base, self.api_key_env, self.cache) if self.rule == "llm" and self.lm else None
                 self._built = build_rule(self.rule, RuleOptions(rubric=self.rubric, lm=lm, lm_name=self.lm, threads=1))
@@ -202,8 +206,6 @@ class EquivalenceJudge(Scorer):
 
 def _hypothesis(value: Any) -> Any:
     if isinstance(value, dict):
-        from tribunal.core.hypothesis import Hypothesis
-
         return Hypothesis.model_validate(value)
     return _Text(str(value))
 
@@ -211,12 +213,6 @@ def _hypothesis(value: Any) -> Any:
 def log_agreement(result: Any, judge: str, human: str, kind: Literal["mqm", "verdict"] = "mqm") -> Any:
     """Judge-vs-human agreement of an evaluation result, logged to its run: kappa, accuracy, Pearson
     (``mqm``), confusion matrix table and plot. ``judge`` / ``human``: the feedback and expectation names."""
-    from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
-    from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement
-    from tribunal.eval.tracking.assessments import log_agreement as log_to_run
-    from tribunal.eval.tracking.mlflow_run import Run
-    import mlflow
-
     frame = result.result_df
     judged = [None if _missing(v) else v for v in frame.get(f"{judge}/value", [])]
     labels = [None if _missing(v) else v for v in frame.get(f"{human}/value", [])]

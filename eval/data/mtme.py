@@ -19,6 +19,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import json
 
 from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
@@ -223,8 +224,6 @@ class LanguagePair:
 
 def read_degraded_marks(path: Path, n_segments: int) -> dict[str, list[int]]:
     """``{system: [segment, ...]}`` from a ``.degraded.json`` file; :class:`DataFormatError` if it is not one."""
-    import json
-
     try:
         marks = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as err:

@@ -29,6 +29,7 @@ from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.core.rating import ErrorSpan, Rating
 from tribunal.eval.data.text_files import read_lines
+from tribunal.eval.data.score_files import read_seg_scores
 
 SEVERITY_WEIGHTS = {"neutral": 0.0, "minor": 1.0, "major": 5.0, "critical": 25.0}
 USER_KEYS = frozenset({"item", "rater", "score"})
@@ -106,7 +107,6 @@ def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], 
     if path.name.endswith(".rating"):
         cells = {s: np.array([rating_score(r) for r in block]) for s, block in pair.ratings(name).items()}
         return cells, path, "mqm"
-    from tribunal.eval.data.score_files import read_seg_scores
 
     return read_seg_scores(path, pair.n_segments, pair.cache), path, scale_of(name)
 

@@ -53,7 +53,7 @@ def read_ratings(path: str | Path, n_segments: int | None = None,
     if cache is None:
         ratings = parse_ratings(path, path.read_bytes())
     else:
-        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings
+        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings  # heavy: pulls in numpy
 
         ratings = decode_ratings(cache.load(path, "rating", lambda content: encode_ratings(parse_ratings(path, content))))
     if n_segments is not None:

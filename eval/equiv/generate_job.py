@@ -25,10 +25,10 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
 
     ``progress(done, total)`` is called after each (original, kind).
     """
-    import dspy
+    import dspy  # heavy: dspy
 
-    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
-    from tribunal.programs.equiv_perturb import PerturbationGenerator
+    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording  # heavy: pulls in dspy
+    from tribunal.programs.equiv_perturb import PerturbationGenerator  # heavy: pulls in dspy
 
     generator = attach_call_log(PerturbationGenerator(temperature, attempts, check=check_perturbation), [lm])
     originals = {p.original.id: p.original for p in suite.pairs}

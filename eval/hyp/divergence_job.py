@@ -38,6 +38,7 @@ from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.hyp.run_job import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import signature, text_hash
+from tribunal.programs.equiv_judge import EquivalenceJudge
 
 CLUSTER_RULE = "connected components of the graph joining delivered hypotheses judged 'same'"
 
@@ -99,8 +100,6 @@ def stored_instances(run_dir: Path) -> dict[str, Instance]:
 
 def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
     """The rule with its LLM judge framed by the instance's question and finding; other rules unchanged."""
-    from tribunal.programs.equiv_judge import EquivalenceJudge
-
     program = getattr(rule, "program", None)
     if instance is None or not isinstance(program, EquivalenceJudge):
         return rule

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import time
 
 from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
@@ -20,6 +21,7 @@ from tribunal.eval.meta.report import table_to_tsv, with_ranks
 from tribunal.eval.meta.table import meta_eval_table
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.signature import files_hash, signature
+from tribunal.eval.tracking.datasets import log_input, pairs_table
 
 
 @dataclass
@@ -115,10 +117,6 @@ def run_meta_eval(
     ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws;
     ``data_cache`` reads parsed score files from the user's cache (:mod:`score_cache`).
     """
-    import time
-
-    from tribunal.eval.tracking.datasets import log_input, pairs_table
-
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
     cache = ScoreCache.default() if data_cache else None

@@ -32,6 +32,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.mt.combine import combine, nearest, spread
 from tribunal.eval.mt.failures import Failure, TooFewSamples, classify_failure
+from tribunal.core.scheduling import fan_out
+from tribunal.programs.mqm.sampling import rollout
 
 MAX_SAMPLES = 64
 
@@ -68,8 +70,6 @@ class Sample:
 
 
 def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
-    from tribunal.programs.mqm.sampling import rollout
-
     with rollout(number):
         try:
             return Sample(number, prediction=program(**inputs))
@@ -83,7 +83,6 @@ def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | N
     """The item's prediction: one judgment, or ``sampling.samples`` combined (see the module docstring)."""
     if sampling is None or not sampling.used:
         return program(**inputs)
-    from tribunal.core.scheduling import fan_out
 
     samples = fan_out([functools.partial(_sample, program, inputs, k) for k in range(1, sampling.samples + 1)])
     return combined(samples, sampling)
@@ -102,7 +101,7 @@ def _record(sample: Sample) -> dict[str, Any]:
 
 def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
     """One prediction from the samples, or :class:`~tribunal.eval.mt.failures.TooFewSamples`."""
-    import dspy
+    import dspy  # heavy: dspy
 
     usable = [s for s in samples if s.prediction is not None]
     dropped = [s for s in samples if s.prediction is None]

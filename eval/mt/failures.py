@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tribunal.errors import TribunalError
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -31,12 +33,11 @@ class TooFewSamples(Exception):
 
 def classify_failure(exc: BaseException) -> Failure | None:
     """The failure an exception makes of an item; None for an exception that is a bug."""
-    import pydantic
-    from dspy.utils import exceptions as dx
+    import pydantic  # heavy: pydantic
+    from dspy.utils import exceptions as dx  # heavy: dspy, pydantic
 
-    from tribunal.errors import TribunalError
-    from tribunal.eval.mt.batch.engine import BatchRequestFailed
-    from tribunal.programs.answers.unusable import UnusableAnswer
+    from tribunal.eval.mt.batch.engine import BatchRequestFailed  # heavy: pulls in dspy, pydantic
+    from tribunal.programs.answers.unusable import UnusableAnswer  # heavy: pulls in dspy, pydantic
 
     if isinstance(exc, TribunalError):  # tribunal's own (e.g. the local server is gone): the run stops
         return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.data.mtme import LanguagePair
+from tribunal.eval.mt.segment_context import segment_context
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,6 @@ def select_items(pair: LanguagePair, systems: list[str] | None = None, rated_onl
     ``systems`` defaults to the systems meta-evaluation scores; ``rated_only`` keeps cells with a
     gold MQM score; ``inputs`` (a ``SegmentInputs``) gives each item its reference and context.
     """
-    from tribunal.eval.mt.segment_context import segment_context
-
     shown = segment_context(pair, inputs)
     systems = list(systems or pair.scored_systems())
     unknown = sorted(set(systems) - set(pair.system_names))

@@ -26,6 +26,7 @@ from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.secrets import redact_text
 from tribunal.programs.answers.unusable import one_line
 from tribunal.core.scheduling import CallSlots, Scheduler, Ticket, admission_priority, scheduled
+from tribunal.eval.mt.ensemble import predict
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -53,8 +54,6 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
     The program's LMs must carry the meter relay (:func:`tribunal.runner.meter.attach_relay`;
     :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
     """
-    from tribunal.eval.mt.ensemble import predict
-
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()

@@ -10,6 +10,9 @@ from typing import Any
 
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.traces import SpanNode, TraceWriter, call_node
+from tribunal.eval.tracking.prompts import PromptRegistry
+from tribunal.eval.tracking.run_names import join_name, short_lm
+from tribunal.eval.tracking.signature import signature
 
 
 def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings, out: Path,
@@ -19,13 +22,10 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
 
     ``progress(done, total)`` follows the (original, kind) perturbations.
     """
-    from tribunal.eval.equiv.checks import check_perturbation
-    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
-    from tribunal.eval.tracking.equiv_run import log_suite
-    from tribunal.eval.tracking.prompts import PromptRegistry
-    from tribunal.eval.tracking.run_names import join_name, short_lm
-    from tribunal.eval.tracking.signature import signature
-    from tribunal.programs.equiv_perturb import PerturbationGenerator
+    from tribunal.eval.equiv.checks import check_perturbation  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.tracking.equiv_run import log_suite  # heavy: pulls in pandas, pyarrow
+    from tribunal.programs.equiv_perturb import PerturbationGenerator  # heavy: pulls in dspy
 
     sig = signature({"task": "equiv-generate", "lm": lm_name, "temp": temperature, "attempts": attempts,
                      "data": f"{suite.name}@{suite.hash}"})

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
 
 DESCRIPTION_TAG = "mlflow.note.content"
 
@@ -101,6 +102,4 @@ def describe_run(client: Any, run_id: str, title: str | None = None) -> None:
 
 def run_notes(params: Mapping[str, Any]) -> list[str]:
     """Notes every description of such a run carries: a run on the bundled 135M model says what it is worth."""
-    from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
-
     return [QUALITY_NOTICE[0].upper() + QUALITY_NOTICE[1:] + "."] if mentions_bundled(dict(params)) else []

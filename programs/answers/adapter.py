@@ -22,6 +22,7 @@ from dspy.adapters.json_adapter import JSONAdapter
 from dspy.adapters.utils import apply_output_field_defaults
 from dspy.utils.exceptions import AdapterParseError
 from pydantic import TypeAdapter, ValidationError
+import dspy
 
 from tribunal.programs.answers.coerce import coerce, structured, without_format_hint
 from tribunal.programs.answers.fields import answer_fields
@@ -159,8 +160,6 @@ def tolerant_adapter(current: Any = None, answer_format: AnswerFormat | None = N
 @contextlib.contextmanager
 def tolerant_answers(answer_format: AnswerFormat | None = None) -> Iterator[None]:
     """Predictor calls inside read their answers with the tolerant adapter."""
-    import dspy
-
     adapter = tolerant_adapter(dspy.settings.adapter, answer_format)
     if adapter is dspy.settings.adapter:
         yield

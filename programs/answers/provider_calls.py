@@ -17,6 +17,9 @@ import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any, Iterator
+from dspy.clients import execution
+from dspy.clients.legacy_outputs import value
+import dspy
 
 _SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("tribunal_seen_calls", default=None)
 _lock = threading.Lock()
@@ -34,8 +37,6 @@ class SeenCall:
     @property
     def finish_reason(self) -> str | None:
         """``"stop"``, ``"length"``, ``"content_filter"``, ... as the provider reported it (None if unknown)."""
-        from dspy.clients.legacy_outputs import value
-
         responses = getattr(self.result, "responses", ()) or ()
         if responses:
             return getattr(responses[0], "finish_reason", None)
@@ -55,9 +56,6 @@ class SeenCall:
 
     def evict(self) -> None:
         """Remove this call's answer from DSPy's response cache (memory and disk), if it was cached."""
-        import dspy
-        from dspy.clients import execution
-
         if not getattr(self.call, "cache", False):
             return
         cache = dspy.cache
@@ -90,7 +88,6 @@ def install() -> None:
     global _installed
     if _installed:
         return
-    from dspy.clients import execution
 
     with _lock:
         if not getattr(execution.finalize, "tribunal_records", False):

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
+from dspy.utils.exceptions import AdapterParseError
+import dspy
 
 from tribunal.programs.answers.provider_calls import SeenCall, watching
 from tribunal.programs.answers.unusable import (FINAL, InvalidValue, TruncatedAnswer, UnusableAnswer, is_refusal,
@@ -169,9 +171,6 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
     ``check(prediction)`` may raise :class:`~.unusable.UnusableAnswer` (or a pydantic error) for an
     answer that parsed but cannot be used; ``role`` names the caller in the message.
     """
-    import dspy
-    from dspy.utils.exceptions import AdapterParseError
-
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
     limit, base = reasks_of(lm), dict(config or {})
     feedback: Feedback | None = None

@@ -12,8 +12,13 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from typing import Any, Mapping
+import dspy
 
 from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
+from tribunal.core.scheduling import call_slot
+from tribunal.programs.answers import ask, tolerant_answers
+from tribunal.programs.mqm.sampling import rollout_config
+from tribunal.programs.mqm.segment_inputs import given_to
 
 ROLE_GROUPS: dict[str, str] = {
     "accuracy": "assessor", "fluency": "assessor", "style": "assessor", "terminology": "assessor",
@@ -73,15 +78,8 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
     one is re-asked (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
     """
-    from tribunal.programs.answers import ask, tolerant_answers
-    from tribunal.programs.mqm.sampling import rollout_config
-    from tribunal.core.scheduling import call_slot
-    from tribunal.programs.mqm.segment_inputs import given_to
-
     token = _CALL.set((stage, role))
     try:
-        import dspy
-
         lm = lms.for_role(role) if lms else None
         with call_slot(stage), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())

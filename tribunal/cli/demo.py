@@ -14,6 +14,10 @@ from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
                                      TimeoutOption, lm_limits)
+from tribunal.cli.equiv import audited, build_rules, print_audit
+from tribunal.cli.lm_options import build_cli_lm
+from tribunal.cli.mt_evaluate import run_and_report
+from tribunal.programs.local_models import is_bundled, is_local
 
 EPILOG = examples(
     "tribunal demo",
@@ -60,17 +64,15 @@ def demo(
     Each step is an MLflow run of the experiment tribunal-demo; the demo ends with what the
     store holds and the command that opens it.
     """
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.eval.meta.meta_eval_job import run_meta_eval
-    from tribunal.eval.meta.report import write_tsv
-    from tribunal.cli.lm_options import build_cli_lm
-    from tribunal.cli.tables import print_meta_table
-    from tribunal.programs.local_models import is_local
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.meta_eval_job import run_meta_eval  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
+    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
 
     if no_lm and (lm or api_base or api_key_env):
         raise UserError("--no-lm: the demo was also given an LM (--lm, --api-base, --api-key-env or TRIBUNAL_LM)")
     if lm is None and not api_base and not api_key_env and not no_lm:
-        from tribunal.programs.local_models import LOCAL, missing_local_extra
+        from tribunal.programs.local_models import LOCAL, missing_local_extra  # read when called: tests patch it
 
         lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
     max_tokens = max_tokens or _local_limit(lm)
@@ -96,8 +98,8 @@ def demo(
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
         equiv_judge_step(console, settings, out / "equiv-judge", lm_obj, lm)
     if settings.enabled:
-        from tribunal.eval.tracking.prompts import register_all_signatures
-        from tribunal.eval.tracking.store_summary import store_summary, summary_line
+        from tribunal.eval.tracking.prompts import register_all_signatures  # startup: kept out of `tribunal --help`
+        from tribunal.eval.tracking.store_summary import store_summary, summary_line  # heavy: pulls in pydantic
 
         register_all_signatures(settings)
         console.print()
@@ -108,12 +110,11 @@ def demo(
 
 def equiv_audit_step(console, settings, out: Path) -> None:
     """Audit the similarity rules (no LM needed) on the shipped perturbation suite."""
-    from tribunal.cli.equiv import audited, print_audit
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.equiv.audit_job import run_audit
-    from tribunal.eval.equiv.rules.embedding import EmbeddingRule, local_minilm_available
-    from tribunal.eval.equiv.rules.tfidf import TfidfRule
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.rules.embedding import EmbeddingRule, local_minilm_available  # heavy: pulls in numpy, pydantic
+    from tribunal.eval.equiv.rules.tfidf import TfidfRule  # heavy: pulls in numpy, pydantic
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     console.rule("2. Equivalence rules: perturbation audit (TF-IDF, embeddings)")
     rules = [TfidfRule()]
@@ -136,11 +137,9 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
                       "run M-MAD on a few WMT23 items (or install the local model, `tribunal local install`: llama.cpp "
                       "built for this CPU, to run them on a small model on this machine).[/dim]")
         return
-    from tribunal.cli.mt_evaluate import run_and_report
-    from tribunal.eval.mt.config import EvaluateConfig
-    from tribunal.programs.lm import LMSettings
+    from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy, pydantic
+    from tribunal.programs.lm import LMSettings  # heavy: pulls in pydantic
 
-    from tribunal.programs.local_models import is_bundled
 
     small = is_bundled(model)  # the bundled model: few, short calls, so the step takes minutes on 2 cores
     items = LOCAL_DEMO_ITEMS if small else 5
@@ -161,17 +160,14 @@ LOCAL_DEMO_MAX_TOKENS = 192
 
 def _local_limit(model: Optional[str]) -> Optional[int]:
     """The bundled model's answers are bounded tighter in the demo (seconds per call on 2 cores)."""
-    from tribunal.programs.local_models import is_bundled
-
     return LOCAL_DEMO_MAX_TOKENS if is_bundled(model) else None
 
 
 def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: int = 3) -> None:
     """The LLM equivalence judge (full rubric) on the first ``pairs`` pairs of the shipped suite."""
-    from tribunal.cli.equiv import audited, build_rules, print_audit
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.equiv.audit_job import run_audit
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     console.rule(f"4. The LLM equivalence judge on {pairs} pairs of the suite with {lm_name}")
     suite = load_suite()

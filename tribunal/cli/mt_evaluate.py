@@ -15,6 +15,10 @@ from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption, check_timeout
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.errors import EXIT_UNSCORED
+from tribunal.cli.common import tracking_settings
+from tribunal.cli.lm_options import independent_repeats_notice
+from tribunal.cli.mt_agreement import ceiling_lines
+from tribunal.programs.local_models import server_deaths
 
 MMAD_ONLY = ("--preset", "--strategy", "--rounds", "--topic", "--demos")
 EPILOG = examples(
@@ -82,11 +86,10 @@ def evaluate(
     covered cells against the human MQM scores and logs an MLflow run with a trace per item. A run
     is journaled: rerunning the same command resumes it.
     """
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # heavy: pydantic
 
-    from tribunal.cli.common import tracking_settings
-    from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge
-    from tribunal.programs.lm import parse_role_lms
+    from tribunal.eval.mt.config import EvaluateConfig, load_config_file, merge  # heavy: pulls in dspy, pydantic
+    from tribunal.programs.lm import parse_role_lms  # heavy: pulls in pydantic
 
     check_timeout(timeout)
     try:
@@ -157,25 +160,23 @@ def refuse_conflicts(merged: dict, given: dict) -> None:
 
 def _sampling_notice(settings) -> None:
     """The note for K samples at temperature 0 (they are fresh calls, but a deterministic model repeats itself)."""
-    from tribunal.cli.lm_options import independent_repeats_notice
-
     notice = independent_repeats_notice(settings.sampling.samples, settings.lm.temperature or 0.0, "--samples")
     if notice:
-        from rich.markup import escape
+        from rich.markup import escape  # startup: kept out of `tribunal --help`
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
 
 
 def _tuned_program(value: Optional[str]) -> dict:
     """For ``--program FILE``: the exported program's name, settings, file and seal ({} for a name)."""
-    from tribunal.eval.mt.config import SETTINGS_SECTIONS
-    from tribunal.optimizers.program_source import is_program_file
+    from tribunal.eval.mt.config import SETTINGS_SECTIONS  # heavy: pulls in dspy, pydantic
+    from tribunal.optimizers.program_source import is_program_file  # startup: kept out of `tribunal --help`
 
     if not value or not isinstance(value, str) or not is_program_file(value):
         return {}  # a program name, or a wrong type that the config's validation reports
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.eval.data.program_export import read_export  # heavy: pulls in pydantic
 
-    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS  # heavy: pulls in dspy, pydantic
 
     document = read_export(value)
     info = document["program"]
@@ -192,7 +193,7 @@ def _tuned_program(value: Optional[str]) -> dict:
 
 def _ablation(program: str, ablate: list[str]) -> dict:
     """``--ablate`` as the chosen program's setting (its values are checked by the program's config)."""
-    from tribunal.eval.mt.config import SETTINGS_SECTIONS
+    from tribunal.eval.mt.config import SETTINGS_SECTIONS  # heavy: pulls in dspy, pydantic
 
     section = SETTINGS_SECTIONS.get(program)
     if section is None:
@@ -202,9 +203,9 @@ def _ablation(program: str, ablate: list[str]) -> dict:
 
 def run_and_report(settings, tracking, engine=None, trace_sample=None):
     """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.data.errors import DataFormatError
-    from tribunal.eval.mt.job import run_evaluation
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.eval.mt.job import run_evaluation  # heavy: pulls in dspy, pydantic
 
     label = f"judging {settings.metric_name} {settings.lp}"
     with progress_bars() as report:
@@ -252,7 +253,7 @@ def span_reasons(spans: dict) -> dict[str, str]:
 def span_sides(tally: dict) -> str:
     """``"9 in the translation (7 exact, 1 fuzzy, 1 ungrounded: not found in it), 2 in the source (2 exact)"``:
     one wording for every line that counts spans (:func:`tribunal.eval.mt.report.span_tally`)."""
-    from tribunal.eval.mt.report import GROUNDINGS
+    from tribunal.eval.mt.report import GROUNDINGS  # heavy: pulls in dspy, numpy
 
     parts = []
     for side in ("translation", "source"):
@@ -293,8 +294,6 @@ def print_summary(console, result) -> None:
     for reason, n in sorted(s["unscored_reasons"].items()):
         say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
-        from tribunal.programs.local_models import server_deaths
-
         died = bool(server_deaths())  # a rerun as it is would meet the same crash
         say(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
             + ("the local model server died during the run (see its line above)" if died
@@ -336,7 +335,6 @@ def print_summary(console, result) -> None:
         if len(per_rater) > 1:
             say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
     if getattr(result, "ceiling", None) is not None:  # several raters scored some judged cells
-        from tribunal.cli.mt_agreement import ceiling_lines
 
         for text in ceiling_lines(result.ceiling):
             say(text)

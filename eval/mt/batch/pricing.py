@@ -20,7 +20,7 @@ def tokens(provider: str, body: dict[str, Any]) -> tuple[int, int]:
 
 def batch_rates(model: str) -> tuple[float, float] | None:
     """US dollars per input and output token at the batch price, or None for an unknown model."""
-    import litellm
+    import litellm  # heavy: litellm, openai
 
     wire = model.partition("/")[2] or model
     info = litellm.model_cost.get(model) or litellm.model_cost.get(wire)
