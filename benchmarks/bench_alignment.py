@@ -112,7 +112,7 @@ def judge_scores(judge, examples, threads: int) -> list:
 
 def tribunal_rows(args, base, count, train, dev, store, folder: Path) -> list:
     from tribunal.eval.tracking.mlflow_run import TrackingSettings
-    from tribunal.optimizers.export import load_program
+    from tribunal.optimizers.program_loader import load_program
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
     from tribunal.optimizers.program_source import resolve_program
     from tribunal.programs.lm import LMSettings, build_lm

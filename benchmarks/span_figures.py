@@ -26,7 +26,8 @@ from pathlib import Path
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.data.span_files import read_spans
 from tribunal.eval.meta.span_f1 import span_scores
-from tribunal.eval.meta.spans import SpanOptions, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions
 from tribunal.eval.meta.spans.agreement import pair_counts
 from tribunal.eval.meta.spans.scoring import aggregate
 

@@ -29,12 +29,18 @@ An undefined statistic (fewer than two items, a constant judge: NaN) is the wors
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Sequence
 
 import numpy as np
+import warnings
 
 from tribunal.optimizers.equiv_metric import expected_verdict, predicted_verdict
-from tribunal.optimizers.mt_metric import predicted_mqm_score
+from tribunal.optimizers.mt_metric import gold_spans, locate, predicted_mqm_score, span_f1
+from tribunal.eval.meta.agreement_stats import kendall_tau_b
+from tribunal.eval.meta.correlation import pearson as wmt_pearson, tie_calibrated_accuracy
+from tribunal.eval.meta.lp_tasks import GoldMatrices
+from tribunal.eval.meta.spans.scoring import aggregate, precision_recall_f
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -71,11 +77,6 @@ def segment_matrices(golds: Sequence[Any], human: np.ndarray, judge: np.ndarray)
 
 def seg_acc_eq(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """``mt meta-eval``'s segment-level acc_eq; pairs with an unscored translation are wrong (NaN -> 0)."""
-    from dataclasses import replace
-
-    from tribunal.eval.meta.correlation import tie_calibrated_accuracy
-    from tribunal.eval.meta.lp_tasks import GoldMatrices
-
     human, judge = mt_scores(predictions, golds)
     gold_seg, judge_seg = segment_matrices(golds, human, judge)
     gold = GoldMatrices.from_arrays(list(range(gold_seg.shape[1])), np.full(gold_seg.shape[1], np.nan), gold_seg)
@@ -101,8 +102,6 @@ def _with_unscored(value: float, scored: int, n: int) -> float:
 
 def pearson(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """``mt meta-eval``'s segment-level Pearson over the scored items, unscored ones as -1."""
-    from tribunal.eval.meta.correlation import pearson as wmt_pearson
-
     human, judge = mt_scores(predictions, golds)
     keep = ~np.isnan(judge)
     return _with_unscored(wmt_pearson(human[keep], judge[keep]), int(keep.sum()), len(human))
@@ -110,8 +109,6 @@ def pearson(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
 
 def kendall(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """``mt agreement``'s Kendall tau-b over the scored items, unscored ones as -1."""
-    from tribunal.eval.meta.agreement_stats import kendall_tau_b
-
     human, judge = mt_scores(predictions, golds)
     keep = ~np.isnan(judge)
     if keep.sum() < 2:
@@ -130,9 +127,7 @@ def verdicts(predictions: Sequence[Any], golds: Sequence[Any]) -> tuple[list[str
 
 def balanced_accuracy(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """Mean of the recall of "same" and of "different" (scikit-learn's ``balanced_accuracy_score``)."""
-    import warnings
-
-    from sklearn.metrics import balanced_accuracy_score
+    from sklearn.metrics import balanced_accuracy_score  # heavy: sklearn, pandas
 
     labels, said = verdicts(predictions, golds)
     if not labels:
@@ -144,7 +139,7 @@ def balanced_accuracy(predictions: Sequence[Any], golds: Sequence[Any]) -> float
 
 def f1_different(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """F1 of the "different" verdicts (0 when there is none to find or none was said)."""
-    from sklearn.metrics import f1_score
+    from sklearn.metrics import f1_score  # heavy: sklearn, pandas
 
     labels, said = verdicts(predictions, golds)
     return float(f1_score(labels, said, pos_label="different", zero_division=0.0)) if labels else 0.0
@@ -155,9 +150,6 @@ def span_mpp(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     measure, :mod:`tribunal.eval.meta.spans`; Perrella et al., 2026). An unscored item predicted nothing:
     its human spans count, with no credit (its recall is 0); a predicted span not found in the
     translation counts as predicted, matching nothing."""
-    from tribunal.eval.meta.spans.scoring import aggregate, precision_recall_f
-    from tribunal.optimizers.mt_metric import gold_spans, locate, span_f1
-
     counts, missed = [], 0
     for pred, gold in zip(predictions, golds):
         located, missing = ([], []) if pred is None else locate(_get(pred, "errors"), str(_get(gold, "translation")))

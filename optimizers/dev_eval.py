@@ -57,7 +57,7 @@ def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, thr
 
     ``on_item()`` is called as each example is done (a progress bar).
     """
-    from dspy.utils.parallelizer import ParallelExecutor
+    from dspy.utils.parallelizer import ParallelExecutor  # heavy: dspy, pydantic
 
     from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure  # DSPy loads with the first evaluation
 

@@ -40,7 +40,7 @@ class ObjectiveAcceptance:
 
     @staticmethod
     def _outputs(evaluation: Any) -> list[Any]:
-        from dspy.primitives.prediction import Prediction
+        from dspy.primitives.prediction import Prediction  # heavy: dspy, pydantic
 
         return [o if isinstance(o, Prediction) else None for o in getattr(evaluation, "outputs", None) or []]
 

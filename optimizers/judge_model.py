@@ -1,11 +1,11 @@
 """A tuned judge as an MLflow pyfunc model, built from code: no pickle, the sealed export as its artifact.
 
-``tribunal optimize`` logs every tuned program with :func:`tribunal.eval.tracking.judge_model_log.log_judge_model`:
+``tribunal optimize`` logs every tuned program with :func:`tribunal.optimizers.judge_model_log.log_judge_model`:
 MLflow copies :mod:`tribunal.optimizers.judge_model_code` (a file that only calls
 ``mlflow.models.set_model(TunedJudge())``) and the export ``program.json`` into the model. Loading
 (``mlflow.pyfunc.load_model("models:/tribunal-gemba-mqm/3")``) runs that file and
 :meth:`TunedJudge.load_context`, which verifies the export's seal, program and structure
-(:func:`tribunal.optimizers.export.read_export`) before anything else.
+(:func:`tribunal.eval.data.program_export.read_export`) before anything else.
 
 ``predict`` takes a DataFrame of items and returns one row per item:
 
@@ -32,6 +32,17 @@ from typing import Any
 
 import mlflow
 import pandas as pd  # the predict type hint, which MLflow reads (a DataFrame: no schema inferred from it)
+from mlflow.models import ModelSignature
+from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
+
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.service import JobRequest, configure, judge_factory, judge_items
+from tribunal.eval.equiv.rules.llm import LLMJudgeRule
+from tribunal.eval.mt.items import item_key
+from tribunal.eval.mt.outputs import locate
+from tribunal.optimizers.program_loader import load_program
+from tribunal.optimizers.program_source import program_kind
+from tribunal.programs.lm import LMSettings, build_lm
 
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
@@ -45,9 +56,6 @@ ENV_PARAMS = {"lm": "TRIBUNAL_LM", "api_base": "TRIBUNAL_API_BASE", "api_key_env
 
 def judge_signature(kind: str) -> Any:
     """The model signature: the item columns in, the judgment columns out, the LM as params."""
-    from mlflow.models import ModelSignature
-    from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
-
     columns = MT_COLUMNS if kind == "mt" else EQUIV_COLUMNS
     types = {"score": "double", "errors": "string", "unscored_reason": "string", "verdict": "string"}
     params = [ParamSpec(name, {str: "string", int: "long", bool: "boolean"}[type(default)], default)
@@ -59,8 +67,6 @@ def judge_signature(kind: str) -> Any:
 
 def lm_settings(params: dict[str, Any] | None) -> Any:
     """The predict-time LM from ``params``, else the ``TRIBUNAL_*`` variables; a clear error without one."""
-    from tribunal.programs.lm import LMSettings
-
     given = {k: v for k, v in (params or {}).items() if v not in (None, "")}
     chosen = {k: given.get(k) or os.environ.get(var) or None for k, var in ENV_PARAMS.items()}
     if not chosen["lm"]:
@@ -83,9 +89,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
     """The pyfunc model of a tuned export (see the module docstring)."""
 
     def load_context(self, context: Any) -> None:
-        from tribunal.optimizers.export import load_program
-        from tribunal.optimizers.program_source import program_kind
-
         self.path = context.artifacts[PROGRAM_ARTIFACT]
         # The seal, format, credential and structure checks, before any prediction.
         program, self.document = load_program(self.path)
@@ -111,17 +114,13 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         key = (lm.model_dump_json(), threads)
         with self._lock:
             if key not in self._built:
-                from tribunal.core.service import JobRequest, configure, judge_factory
-
                 config = configure(JobRequest(given={"lp": "model-input", "lm": lm, "program_file": self.path,
                                                      "concurrency": threads}))
                 self._built[key] = (config, judge_factory(config))
             return self._built[key]
 
     def _judge_mt(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
-        from tribunal.core.service import judge_items
-        from tribunal.eval.mt.items import JudgeItem, item_key
-        from tribunal.programs.mqm.demos import LANGUAGES
+        from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
         config, make_program = self._factory(lm, threads)
         groups: dict[tuple[str, str], dict[str, JudgeItem]] = {}
@@ -137,8 +136,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
             judged = judge_items(config, items.values(), {"source_lang": source_lang, "target_lang": target_lang},
                                  make_program, threads)
             results |= {((source_lang, target_lang), k): r for k, r in judged.items()}
-        from tribunal.eval.mt.outputs import locate
-
         out = []
         for row, key in zip(rows, keys):
             result = results[key]
@@ -150,10 +147,6 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         return out
 
     def _judge_pairs(self, rows: list[dict[str, str]], lm: Any, threads: int) -> list[dict[str, Any]]:
-        from tribunal.eval.equiv.rules.llm import LLMJudgeRule
-        from tribunal.optimizers.export import load_program
-        from tribunal.programs.lm import build_lm
-
         program, _ = load_program(self.path)
         rule = LLMJudgeRule(build_lm(lm), threads=threads, program=program, lm_name=lm.model)
         judgments = rule.judge_pairs([(_Rendered(r["hypothesis_a"]), _Rendered(r["hypothesis_b"])) for r in rows])

@@ -16,6 +16,8 @@ from typing import Any, Callable, Mapping
 
 from dspy.teleprompt import BootstrapFewShot, LabeledFewShot
 
+from tribunal.programs.mqm.labels import PROGRAM_LABELS
+
 
 class DemoLabeler:
     """Per-predictor conversion of labelled examples into demos, for one program."""
@@ -42,8 +44,6 @@ class DemoLabeler:
 
 def labeler_for(program: str) -> DemoLabeler | None:
     """The labeler registered for ``program``, or None when its examples are demos already."""
-    from tribunal.programs.mqm.labels import PROGRAM_LABELS
-
     labels = PROGRAM_LABELS.get(program)
     return DemoLabeler(program, labels) if labels is not None else None
 

@@ -43,7 +43,7 @@ class RoleLMs:
 def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = True,
                   api_key_env: str | None = None, limits: dict[str, Any] | None = None) -> Any:
     """A ``dspy.LM`` for one role (the test engine when the hook is set); ``limits``: max_tokens, timeout."""
-    from tribunal.programs.lm import LMSettings, build_lm, settings_error
+    from tribunal.programs.lm import LMSettings, build_lm, settings_error  # heavy: pulls in pydantic
 
     engine = _test_engine(role, model)
     given = {k: v for k, v in (limits or {}).items() if v is not None}

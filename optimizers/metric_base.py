@@ -84,7 +84,7 @@ class JudgeMetric(ABC):
     def with_feedback(self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
                       pred_trace: Any = None):
         """GEPA's feedback metric: the same score, plus text saying what went wrong."""
-        import dspy
+        import dspy  # heavy: dspy, pydantic
 
         outcome = self.outcome(gold, pred)
         return dspy.Prediction(score=self._record(outcome), feedback=outcome.feedback)

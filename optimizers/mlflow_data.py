@@ -3,7 +3,7 @@
 ``mlflow:EXPERIMENT[:A-B][?FILTER]`` reads the traces of experiment EXPERIMENT in the tracking
 store of the command (``--tracking-uri``; ``FILTER`` is MLflow's trace search syntax, e.g.
 ``tags.tribunal.status = 'scored'``). Each trace's human label is picked by
-:mod:`tribunal.eval.tracking.trace_labels` (who, which name, the latest wins). Traces of the same
+:mod:`tribunal.optimizers.trace_labels` (who, which name, the latest wins). Traces of the same
 item (the same source and translation, or the same pair of hypotheses) are one item whose label is
 the latest human label among them. Items are ordered by their first trace's time, so ``A-B``
 ranges are stable while traces are added. A trace that yields no item is counted with its reason;
@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.tracking.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
+from tribunal.optimizers.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
+from tribunal.optimizers.training_data import EQUIV_INPUTS, MT_INPUTS
 
 TEST_DATA = "judged on WMT23 (test data only)"
 OTHER_KIND = "another kind of item than the slice's"
@@ -53,7 +54,7 @@ def _experiment_id(client: Any, name: str, uri: str) -> str:
 
 def search_all_traces(client: Any, experiment_id: str, filter_string: str | None, uri: str) -> list[Any]:
     """Every trace of the experiment matching the filter, oldest first."""
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
     traces, token = [], None
     while True:
@@ -85,7 +86,7 @@ class _TestDataRuns:
         if not run_id:
             return False
         if run_id not in self.seen:
-            from mlflow.exceptions import MlflowException
+            from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
             try:
                 run = self.client.get_run(run_id)
@@ -104,9 +105,8 @@ def _item_key(label: TraceLabel) -> tuple:
 
 
 def _example(label: TraceLabel, trace_ids: list[str]) -> Any:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
-    from tribunal.optimizers.training_data import EQUIV_INPUTS, MT_INPUTS
 
     fields = {**label.inputs, **label.labels, "trace_ids": trace_ids}
     if label.kind == "equiv":
@@ -155,9 +155,9 @@ def parse_target(target: str) -> tuple[str, str | None]:
 
 def load_trace_slice(experiment: str, filter_string: str | None, tracking_uri: str) -> TraceSlice:
     """The labelled items of ``experiment``'s traces in the store at ``tracking_uri``."""
-    from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client, store_errors
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client, store_errors  # heavy: pulls in pydantic
 
-    import mlflow
+    import mlflow  # heavy: mlflow, pandas
 
     client = mlflow_client(TrackingSettings(uri=tracking_uri))
     mlflow.set_tracking_uri(tracking_uri)  # a server's trace spans are downloaded through the module-level URI

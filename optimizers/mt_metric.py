@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from tribunal.eval.meta.spans import SegmentCounts, precision_recall_f, segment_counts
-from tribunal.eval.meta.spans import span as measure_span
+from tribunal.core.spans import span as measure_span
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
 from tribunal.programs.mqm.scoring import mqm_from_esa
+from tribunal.eval.mt.grounding import ground
 
 DEFAULT_WEIGHTS = {"score": 1.0, "spans": 1.0, "severity": 1.0}
 
@@ -49,8 +50,6 @@ def _get(obj: Any, name: str, default: Any = None) -> Any:
 def locate(errors: Any, translation: str) -> tuple[list[Span], list[str]]:
     """Predicted errors as character spans of the translation (grounded: exact, normalised or fuzzy,
     :mod:`tribunal.eval.mt.grounding`); also the spans that could not be grounded in it."""
-    from tribunal.eval.mt.grounding import ground
-
     located, missing = [], []
     for error in errors or ():
         text = str(_get(error, "span", "") or "")

@@ -91,7 +91,7 @@ class ObjectiveScores:
 def score_both(objective: Any, predictions: Sequence[Any], golds: Sequence[Any], seed: int = 0,
                draws: int = DRAWS) -> ObjectiveScores:
     """The objective and the item metric (``objective.metric`` averaged) on the same draws' seed."""
-    from tribunal.optimizers.objectives import OBJECTIVES, Objective
+    from tribunal.optimizers.objectives import OBJECTIVES, Objective  # heavy: pulls in scipy, pydantic
 
     item = Objective(((OBJECTIVES["item"], 1.0),), objective.metric)
     scores = item.item_scores(predictions, golds)  # judged once; the draws reuse them

@@ -27,6 +27,17 @@ from tribunal.optimizers.equiv_metric import EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
 from tribunal.optimizers.objective_report import ObjectiveScores
 from tribunal.optimizers.registry import TuningContext, optimizer_spec, plan, run_plan
+from tribunal.eval.data.output_paths import writable_file
+from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.eval.tracking.mlflow_run import tracked_run
+from tribunal.optimizers.judge_model_log import log_judge_model
+from tribunal.optimizers.lm_roles import build_role_lms
+from tribunal.optimizers.objective_report import DRAWS, LEVEL, score_both
+from tribunal.optimizers.objective_selection import select_by_objective
+from tribunal.optimizers.objectives import parse_objective
+from tribunal.optimizers.program_source import resolve_program
+from tribunal.optimizers.training_data import check_disjoint, load_training_data
+from tribunal.programs.lm import endpoint_label
 
 METRICS = {"mt": MQMMetric, "equiv": EquivalenceMetric}
 ARTIFACT_DIR, ARTIFACT_NAME = "program", "program.json"
@@ -71,7 +82,7 @@ class OptimizeResult:
     program: Any = None
     """The tuned program itself (the export holds its state)."""
     model: Any = None
-    """The registered MLflow model (:class:`~tribunal.eval.tracking.judge_model_log.LoggedJudge`), if tracked."""
+    """The registered MLflow model (:class:`~tribunal.optimizers.judge_model_log.LoggedJudge`), if tracked."""
     skipped: dict = field(default_factory=dict)
     """``{"train": Counter, "dev": Counter}``: items of an ``mlflow:`` slice left out, by reason."""
     objective: str = "item"
@@ -95,8 +106,6 @@ def _log_scores(run: Any, dev: DevScore, label: str, both: ObjectiveScores | Non
 
 def objective_report(objective: str, scores: dict[str, ObjectiveScores], selection: Any) -> dict[str, Any]:
     """The dev report's objective part (artifact ``dev/objective.json``, the export's metadata)."""
-    from tribunal.optimizers.objective_report import DRAWS, LEVEL
-
     report: dict[str, Any] = {"objective": objective, "interval": f"bootstrap percentile {LEVEL:.0%} over segments, "
                                                                   f"{DRAWS} draws, seeded by --seed"}
     for label, both in scores.items():
@@ -135,19 +144,12 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
 
     ``progress(label, done, total)`` follows the dev evaluations and the optimizer's trials.
     """
-    import dspy
+    import dspy  # heavy: dspy
 
-    from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.tracking.judge_model_log import log_judge_model
-    from tribunal.eval.tracking.mlflow_run import tracked_run
-    from tribunal.optimizers.export import export_document, write_export
-    from tribunal.optimizers.labelled_demos import labeler_for
-    from tribunal.optimizers.lm_calls import LMCallCounter
-    from tribunal.optimizers.lm_roles import build_role_lms
-    from tribunal.optimizers.program_source import resolve_program
-    from tribunal.optimizers.training_data import check_disjoint, load_training_data
-    from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates
-    from tribunal.programs.mqm.segment_inputs import segment_inputs_of
+    from tribunal.optimizers.labelled_demos import labeler_for  # heavy: pulls in dspy
+    from tribunal.optimizers.lm_calls import LMCallCounter  # heavy: pulls in dspy
+    from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates  # heavy: pulls in dspy
+    from tribunal.programs.mqm.segment_inputs import segment_inputs_of  # heavy: pulls in dspy
 
     spec = optimizer_spec(request.optimizer)
     if request.prompt_lm and not spec.takes_prompt_lm:
@@ -163,13 +165,12 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
         dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
     metric = METRICS[train.kind]()
-    from tribunal.optimizers.objectives import parse_objective
 
     objective = parse_objective(request.objective, train.kind, metric)
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env,
                          limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
-    from tribunal.programs.answers.reask import set_reasks
+    from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
 
     set_reasks(lms.task, request.reasks)
     set_reasks(lms.teacher, request.reasks)
@@ -182,7 +183,6 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     writable_file(out, "--out")  # before the optimizer pays for anything
 
     config_text = ",".join(f"{k}={_setting(v)}" for k, v in sorted(resolved.config.items())) or None
-    from tribunal.programs.lm import endpoint_label
 
     sig = str(OptimizeSignature(prog=resolved.label, set=config_text, opt=spec.name, budget=budget, lm=request.lm,
                                 endpoint=endpoint_label(request.api_base), reasks=request.reasks,
@@ -196,7 +196,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
               "train_items": len(train.examples),
               "dev": dev.spec, "dev_hash": dev.hash, "dev_items": len(dev.examples), "seed": request.seed,
               "threads": request.threads}
-    from tribunal.eval.tracking.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name
+    from tribunal.optimizers.optimize_run import log_training_inputs, log_tuned_prompts, optimize_run_name  # heavy: pulls in pandas, pyarrow
 
     name = optimize_run_name(resolved.label, spec.name, request.lm, train.spec)
     with tracked_run(tracking, name, params, tags={"tribunal.command": "optimize"}, signature=sig) as run:
@@ -205,7 +205,6 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         with dspy.context(lm=lms.task, callbacks=[counter]):
             untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
                                        _stage(progress, "dev set, untuned", len(dev.examples)))
-        from tribunal.optimizers.objective_report import score_both
 
         scores = {"untuned": score_both(objective, untuned.predictions, dev.examples, request.seed)}
         _log_scores(run, untuned, "untuned", scores["untuned"])
@@ -219,7 +218,6 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
             compiled = run_plan(configured, resolved.program, train.examples, request.seed)
         run.log_text(log.getvalue() or "(no output)\n", "optimizer.log")
         log_posthoc_candidates(trials, compiled)
-        from tribunal.optimizers.objective_selection import select_by_objective
 
         def rescore(program: Any) -> DevScore:
             with dspy.context(lm=lms.task, callbacks=[counter]):

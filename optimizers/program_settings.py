@@ -26,8 +26,9 @@ from typing import Any, Iterable, get_origin
 
 from pydantic import ValidationError
 
-from tribunal.core.judges import JUDGES
+from tribunal.core.judges import JUDGES, build_judge
 from tribunal.errors import UserError
+from tribunal.programs.registry import program_factory
 
 # Setting names that would carry a credential (not "max_tokens"): refused, their value never echoed.
 _CREDENTIAL_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|(^|_)token$|access[_-]?key)",
@@ -107,8 +108,6 @@ class KeywordSettings:
     """Settings that are the program constructor's own keyword arguments (values as given)."""
 
     def validate(self, program: str, values: dict[str, str]) -> dict[str, Any]:
-        from tribunal.programs.registry import program_factory
-
         factory = program_factory(program)
         # A dspy.Module class reports its metaclass's (*args, **kwargs); its __init__ has the keywords.
         parameters = inspect.signature(factory.__init__ if inspect.isclass(factory) else factory).parameters
@@ -142,7 +141,7 @@ def _takes_segment_inputs(program: str) -> bool:
 
 def _segment_config(program: str, values: dict[str, Any]) -> dict[str, Any]:
     """The validated ``reference`` / ``context`` of an MT program's settings (``{}`` for another program)."""
-    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS, SegmentInputs
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS, SegmentInputs  # heavy: pulls in dspy
 
     if not _takes_segment_inputs(program):
         return {}
@@ -160,7 +159,7 @@ def _segment_config(program: str, values: dict[str, Any]) -> dict[str, Any]:
 
 def _own(program: str, values: dict[str, Any]) -> dict[str, Any]:
     """``values`` without the segment inputs an MT program takes."""
-    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS  # heavy: pulls in dspy
 
     return {k: v for k, v in values.items() if not (_takes_segment_inputs(program) and k in SEGMENT_KEYS)}
 
@@ -176,8 +175,7 @@ def program_config(program: str, values: dict[str, str]) -> dict[str, Any]:
 
 def build_configured(program: str, config: dict[str, Any] | None = None) -> Any:
     """Build ``program`` from its JSON config; a value the program rejects is a one-line UserError."""
-    from tribunal.core.service import build_judge
-    from tribunal.programs.mqm.segment_inputs import SegmentInputs
+    from tribunal.programs.mqm.segment_inputs import SegmentInputs  # heavy: pulls in dspy
 
     config = dict(config or {})
     try:

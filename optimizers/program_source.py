@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 from tribunal.core.judges import JUDGES
 from tribunal.errors import UserError
+from tribunal.eval.data.program_export import is_program_file
+from tribunal.programs.registry import program_names
 
 _KIND_LABELS = {"mt": "an MT", "equiv": "an equivalence"}
 
@@ -40,11 +42,6 @@ def program_kind(name: str, program: Any) -> str | None:
     return getattr(program, "judge_kind", None) or (judge.kind if judge else None)
 
 
-def is_program_file(value: str) -> bool:
-    """Whether ``--program VALUE`` names an exported file rather than a registered program."""
-    return value.endswith(".json") or "/" in value or Path(value).is_file()
-
-
 def resolve_program(value: str, expected_kind: str | None = None, settings: Mapping[str, str] | None = None,
                     **config: Any) -> ResolvedProgram:
     """Build ``value``: a registered program name (with its settings) or the path of an exported JSON.
@@ -55,11 +52,10 @@ def resolve_program(value: str, expected_kind: str | None = None, settings: Mapp
     An export is verified (seal, structure, no secrets) and never unpickled; it takes no settings
     (it carries its own).
     """
-    from tribunal.optimizers.program_settings import build_configured, program_config
-    from tribunal.programs.registry import program_names
+    from tribunal.optimizers.program_settings import build_configured, program_config  # heavy: pulls in pydantic
 
     if is_program_file(value):
-        from tribunal.optimizers.export import load_program
+        from tribunal.optimizers.program_loader import load_program  # heavy: pulls in pydantic
 
         if config or settings:
             raise UserError(f"--program {value}: an exported program carries its own configuration")

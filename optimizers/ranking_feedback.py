@@ -69,7 +69,7 @@ class RankingFeedback:
 
     def __call__(self, gold: Any, pred: Any, trace: Any = None, pred_name: str | None = None,
                  pred_trace: Any = None):
-        import dspy
+        import dspy  # heavy: dspy
 
         scored = self.metric.with_feedback(gold, pred, trace, pred_name, pred_trace)
         seen = self.remember(gold, pred)

@@ -86,14 +86,14 @@ def _labels(ctx: TuningContext) -> dict[str, Any]:
 
 
 def _labeled(ctx: TuningContext) -> Plan:
-    from tribunal.optimizers.labelled_demos import LabelledFewShot
+    from tribunal.optimizers.labelled_demos import LabelledFewShot  # heavy: pulls in dspy, pydantic
 
     return Plan(LabelledFewShot(k=ctx.budget, labeler=ctx.labeler), {"sample": True},
                 {"k": ctx.budget, **_labels(ctx)}, shuffle_train=True)
 
 
 def _bootstrap(ctx: TuningContext) -> Plan:
-    from tribunal.optimizers.labelled_demos import LabelledBootstrap
+    from tribunal.optimizers.labelled_demos import LabelledBootstrap  # heavy: pulls in dspy, pydantic
 
     knobs = {"max_bootstrapped_demos": ctx.budget, "max_labeled_demos": ctx.budget, "max_rounds": 1,
              "metric_threshold": ctx.metric.success_threshold}
@@ -102,7 +102,7 @@ def _bootstrap(ctx: TuningContext) -> Plan:
 
 
 def _random_search(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import BootstrapFewShotWithRandomSearch
+    from dspy.teleprompt import BootstrapFewShotWithRandomSearch  # heavy: dspy, pydantic
 
     knobs = {"num_candidate_programs": ctx.budget, "max_bootstrapped_demos": ctx.demos,
              "max_labeled_demos": ctx.demos, "metric_threshold": ctx.metric.success_threshold}
@@ -112,7 +112,7 @@ def _random_search(ctx: TuningContext) -> Plan:
 
 
 def _mipro(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import MIPROv2
+    from dspy.teleprompt import MIPROv2  # heavy: dspy, pydantic
 
     candidates = max(2, ctx.budget // 2)
     minibatch = len(ctx.dev) > 35
@@ -128,7 +128,7 @@ def _mipro(ctx: TuningContext) -> Plan:
 
 
 def _simba(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import SIMBA
+    from dspy.teleprompt import SIMBA  # heavy: dspy, pydantic
 
     knobs = {"max_steps": ctx.budget, "num_candidates": max(2, ctx.budget // 2),
              "bsize": min(32, len(ctx.train)), "max_demos": ctx.demos}
@@ -144,16 +144,16 @@ def _simba(ctx: TuningContext) -> Plan:
 
 def _feedback_metric(ctx: TuningContext) -> Any:
     """The item metric with feedback text: naming ranking errors for MT judges, its own otherwise."""
-    from tribunal.optimizers.mt_metric import MQMMetric
-    from tribunal.optimizers.ranking_feedback import RankingFeedback
+    from tribunal.optimizers.mt_metric import MQMMetric  # heavy: pulls in scipy, numpy
+    from tribunal.optimizers.ranking_feedback import RankingFeedback  # heavy: pulls in scipy, numpy
 
     return RankingFeedback(ctx.metric) if isinstance(ctx.metric, MQMMetric) else ctx.metric.with_feedback
 
 
 def _gepa(ctx: TuningContext) -> Plan:
-    from dspy.teleprompt import GEPA
+    from dspy.teleprompt import GEPA  # heavy: dspy, pydantic
 
-    from tribunal.optimizers.gepa_objective import CORPUS_MINIBATCH, ObjectiveAcceptance, SegmentBatchSampler
+    from tribunal.optimizers.gepa_objective import CORPUS_MINIBATCH, ObjectiveAcceptance, SegmentBatchSampler  # startup: kept out of `tribunal --help`
 
     knobs = {"max_metric_calls": ctx.budget, "reflection_minibatch_size": min(3, len(ctx.train)), "seed": ctx.seed}
     feedback, settings = ctx.metric.with_feedback, dict(knobs)
@@ -206,7 +206,7 @@ def plan(spec: OptimizerSpec, ctx: TuningContext) -> Plan:
 
 def run_plan(plan_: Plan, student: Any, train: list[Any], seed: int) -> Any:
     """Compile ``student`` with the planned optimizer (on a seeded shuffle of ``train`` where planned)."""
-    import random
+    import random  # startup: kept out of `tribunal --help`
 
     if plan_.shuffle_train:
         train = list(train)

@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.optimizers.export import read_export, write_export
+from tribunal.eval.data.program_export import read_export, write_export
 from tribunal.optimizers.optimize_job import ARTIFACT_DIR, ARTIFACT_NAME
+from tribunal.eval.tracking.mlflow_run import mlflow_client
 
 
 def export_run(settings: Any, run_id: str, out: str | Path) -> tuple[Path, dict[str, Any]]:
     """Download, verify with :func:`read_export`, and write to ``out``; returns ``(path, document)``."""
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
-    from tribunal.eval.tracking.mlflow_run import mlflow_client
 
     client = mlflow_client(settings)
     try:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
+from tribunal.eval.data.mqm_tsv import read_mqm_tsv
 
 
 def ted_references(rows: list[Any]) -> list[str]:
@@ -28,8 +29,6 @@ def ted_references(rows: list[Any]) -> list[str]:
 
 def attach_ted_inputs(path: Path, examples: list[Any], inputs: Any, option: str) -> list[Any]:
     """``examples`` of the TED file ``path`` with ``reference`` and/or ``context`` as inputs (new examples)."""
-    from tribunal.eval.data.mqm_tsv import read_mqm_tsv
-
     rows = list(read_mqm_tsv(path))
     targets = {(row.system, row.seg_id): row.target for row in rows}
     sources = {row.seg_id: row.source for row in rows}

@@ -30,8 +30,10 @@ from typing import Any, Callable
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
-from tribunal.programs.mqm.wmt_weights import wmt_penalty
+from tribunal.core.wmt_weights import wmt_penalty
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
 MT_INPUTS = MT_ITEM_FIELDS
@@ -95,7 +97,7 @@ def _data_root() -> Path:
 
 
 def human_mqm_score(errors: list[dict[str, Any]]) -> float:
-    """``-sum`` of WMT weights (:func:`tribunal.programs.mqm.wmt_weights.wmt_weight`) of ``{category, severity}`` errors."""
+    """``-sum`` of WMT weights (:func:`tribunal.core.wmt_weights.wmt_weight`) of ``{category, severity}`` errors."""
     return -wmt_penalty([(error["category"], error["severity"]) for error in errors])
 
 
@@ -116,9 +118,8 @@ def _ted_file(args: list[str]) -> tuple[Path, str]:
 
 
 def _mqm_ted(args: list[str], where: "SpecPlace") -> Loaded:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
-    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 
     path, lp = _ted_file(args)
     source_lang, _, target_lang = lp.partition("-")
@@ -136,7 +137,7 @@ def _mqm_ted(args: list[str], where: "SpecPlace") -> Loaded:
 
 
 def _equiv_examples(suite: Any) -> list[Any]:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
     return [dspy.Example(
         hypothesis_a=pair.original.render(), hypothesis_b=pair.perturbed.render(),
@@ -145,7 +146,7 @@ def _equiv_examples(suite: Any) -> list[Any]:
 
 
 def _pairs(args: list[str], where: "SpecPlace") -> Loaded:
-    from tribunal.eval.equiv.pairs import load_pairs
+    from tribunal.eval.equiv.pairs import load_pairs  # heavy: pulls in sklearn, pandas
 
     if len(args) != 1:
         raise UserError("pairs SPEC: expected pairs:FILE.jsonl[:A-B]")
@@ -156,7 +157,7 @@ def _pairs(args: list[str], where: "SpecPlace") -> Loaded:
 
 
 def _suite(args: list[str], where: "SpecPlace") -> Loaded:
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     if len(args) > 1:
         raise UserError("suite SPEC: expected suite[:FILE.jsonl][:A-B]")
@@ -176,7 +177,7 @@ class SpecPlace:
 
 
 def _mlflow(args: list[str], where: SpecPlace) -> Loaded:
-    from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI
+    from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI  # heavy: pulls in pydantic
     from tribunal.optimizers.mlflow_data import load_trace_slice
 
     if not args:
@@ -213,7 +214,6 @@ def load_training_data(spec: str, option: str = "--train", inputs: Any = None,
         if source != "mqm-ted":
             raise UserError(f"{option} {spec}: --set reference / context need MT training data with references and "
                             "documents (mqm-ted:LP)")
-        from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
         examples = attach_ted_inputs(_ted_file(args)[0], examples, inputs, f"{option} {spec}")
     start = items.start or 0

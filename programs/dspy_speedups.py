@@ -45,7 +45,7 @@ def to_json(value: Any) -> Any:
 def field_text(field_info: Any, value: Any) -> str:
     """A field's value in the prompt, exactly as DSPy's ``format_field_value(field_info, value)`` writes it."""
     if isinstance(value, list) and field_info.annotation is str:
-        from dspy.adapters.utils import format_field_value
+        from dspy.adapters.utils import format_field_value  # heavy: dspy
 
         return format_field_value(field_info=field_info, value=value)  # a numbered list: DSPy's own
     data = to_json(value)

@@ -20,8 +20,8 @@ from typing import Any
 import dspy
 
 from tribunal.programs.answers import ask, asks_of, describe, tolerant_answers
+from tribunal.core.judgment import Judgment, Vote
 from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
-from tribunal.eval.equiv.rules.base import Judgment, Vote
 from tribunal.signatures.equiv_judge import RUBRICS
 
 MAX_VOTES = 3

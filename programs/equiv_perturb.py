@@ -2,22 +2,26 @@
 
 An answer that cannot be read, or whose chain cannot be built (fewer than three steps, a relation
 count that does not fit), is re-asked first (:func:`tribunal.programs.answers.ask`); ``attempts``
-counts fresh candidates for the deterministic check.
+counts fresh candidates for the deterministic check. The check is given by the caller
+(``tribunal.eval.equiv.checks.check_perturbation``): programs do not import the evaluation layer.
 """
 
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import dspy
 
 from tribunal.programs.answers import ask, describe, tolerant_answers
+from tribunal.core.hypothesis import Hypothesis, Step
 from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
-from tribunal.eval.equiv.checks import check_perturbation
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
 from tribunal.signatures.equiv_perturb import KIND_INSTRUCTIONS, PerturbHypothesis
 
 DEFAULT_TEMPERATURE = 0.3
+
+# (kind, original, candidate, aliases) -> the candidate's problems; empty: valid
+PerturbationCheck = Callable[[str, Hypothesis, Hypothesis, "dict | None"], list[str]]
 
 
 def hypothesis_json(hypothesis: Hypothesis) -> str:
@@ -28,8 +32,9 @@ def hypothesis_json(hypothesis: Hypothesis) -> str:
 class PerturbationGenerator(dspy.Module):
     """Rewrites a hypothesis per perturbation kind; returns the candidate and its check problems."""
 
-    def __init__(self, temperature: float = DEFAULT_TEMPERATURE, attempts: int = 1):
+    def __init__(self, temperature: float = DEFAULT_TEMPERATURE, attempts: int = 1, *, check: PerturbationCheck):
         super().__init__()
+        self.check = check
         self.temperature, self.attempts = temperature, max(1, attempts)
         self.rewrite = dspy.Predict(PerturbHypothesis)
 
@@ -56,7 +61,7 @@ class PerturbationGenerator(dspy.Module):
                 problems = [describe(err)[:300]]
                 continue
             candidate = built[-1]
-            problems = check_perturbation(kind, hypothesis, candidate, aliases)
+            problems = self.check(kind, hypothesis, candidate, aliases)
             if not problems:
                 return dspy.Prediction(perturbed=candidate, problems=[], attempts=attempt + 1)
         return dspy.Prediction(perturbed=None, problems=problems, attempts=self.attempts)

@@ -28,7 +28,7 @@ import dspy
 
 from tribunal.programs.answers import UnusableAnswer, ask, tolerant_answers
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
-from tribunal.eval.hyp.records import Challenge, Delivered, chain_hypothesis
+from tribunal.core.hyp_records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
 DEFAULT_MAX_PER_OPENING = 3

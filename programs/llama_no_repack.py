@@ -21,7 +21,7 @@ def turn_off_repacking() -> str:
     """Patch llama-cpp-python's model defaults so ``use_extra_bufts`` is false; the line that says what happened."""
     if importlib.util.find_spec("llama_cpp") is None:
         return MARK_UNAVAILABLE
-    import llama_cpp.llama_cpp as native
+    import llama_cpp.llama_cpp as native  # optional extra: llama_cpp
 
     if "use_extra_bufts" not in {name for name, *_ in native.llama_model_params._fields_}:
         return MARK_UNAVAILABLE

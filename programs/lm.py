@@ -15,6 +15,10 @@ import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from urllib.parse import urlsplit
+
+from tribunal.programs.local_models import is_local, local_endpoint, recovery
+from tribunal.programs.server_engine import ServerEngine
 
 DEFAULT_SERVER_MAX_TOKENS = 1024
 """The token limit of an answer from an OpenAI-compatible server or a local model, unless --max-tokens says."""
@@ -47,8 +51,6 @@ class LMSettings(BaseModel):
 
     @model_validator(mode="after")
     def _local_runs_its_own_server(self) -> "LMSettings":
-        from tribunal.programs.local_models import is_local
-
         if is_local(self.model) and self.api_base:
             raise ValueError(f"--lm {self.model} starts its own server on this machine: drop --api-base")
         return self
@@ -68,8 +70,6 @@ def settings_error(err: ValueError) -> str:
 
 def on_server(settings: LMSettings) -> bool:
     """Whether the LM is an OpenAI-compatible server that is not OpenAI (``openai/`` + api_base, or local)."""
-    from tribunal.programs.local_models import is_local
-
     if is_local(settings.model):
         return True
     return (bool(settings.api_base) and settings.model.startswith("openai/") and settings.engine != "litellm"
@@ -87,9 +87,6 @@ def server_engine(settings: LMSettings) -> tuple[str, Any]:
     """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server).
 
     Its connections are one per calling thread, so it has room for any number of call slots."""
-    from tribunal.programs.local_models import is_local, local_endpoint, recovery
-    from tribunal.programs.server_engine import ServerEngine
-
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
         return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, cache_endpoint=endpoint,
@@ -110,7 +107,6 @@ def endpoint_label(api_base: str | None) -> str:
     """The endpoint as it may be logged: scheme, host, port and path (no credentials, no query)."""
     if not api_base:
         return "default"
-    from urllib.parse import urlsplit
 
     parts = urlsplit(api_base)
     host = parts.hostname or ""
@@ -121,8 +117,8 @@ def endpoint_label(api_base: str | None) -> str:
 def build_lm(settings: LMSettings, engine: Any = None):
     """tribunal's own ``dspy.LM`` (:class:`~tribunal.programs.tribunal_lm.TribunalLM`) for the settings;
     ``engine`` replaces the HTTP engine (scripted tests). Nothing of DSPy's is changed for it."""
-    from tribunal.programs.answers.reask import set_reasks
-    from tribunal.programs.tribunal_lm import TribunalLM
+    from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
+    from tribunal.programs.tribunal_lm import TribunalLM  # heavy: pulls in dspy
 
     kwargs: dict[str, Any] = dict(
         temperature=settings.temperature,
@@ -182,8 +178,6 @@ def role_lm(value: "str | RoleLM | dict") -> RoleLM:
 
 def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
     """One LM per role: the default settings with the role's model (and endpoint and key, if it has them)."""
-    from tribunal.programs.local_models import is_local
-
     built = {}
     for role, value in roles.items():
         own = role_lm(value)

@@ -26,6 +26,7 @@ import os
 import threading
 from pathlib import Path
 from typing import Callable
+import time
 
 from tribunal.errors import UserError
 
@@ -83,8 +84,6 @@ def gguf_path(model: str) -> Path:
 
 def missing_local_extra() -> str | None:
     """Why ``--lm local`` cannot run here (what to install), or None when it can."""
-    import importlib.util
-
     missing = [module for module in SERVER_MODULES if importlib.util.find_spec(module) is None]
     if missing:
         return f"the local extra is not installed ({', '.join(missing)} missing): {INSTALL_HINT}"
@@ -95,7 +94,7 @@ def missing_local_extra() -> str | None:
 
 def require_server_extra(model: str) -> None:
     """A one-line :class:`UserError` naming what to install when llama.cpp's server is missing."""
-    from tribunal.programs.local_server import SERVER_MODULE, server_module
+    from tribunal.programs.local_server import SERVER_MODULE, server_module  # startup: kept out of `tribunal --help`
 
     if server_module() != SERVER_MODULE:
         return  # the test hook's stand-in needs no extra
@@ -139,7 +138,7 @@ def local_endpoint(model: str) -> tuple[str, str, str]:
     if running:
         return alias, running, f"local:{path}"
     require_server_extra(model)
-    from tribunal.programs.local_server import LocalServer, LocalServerError
+    from tribunal.programs.local_server import LocalServer, LocalServerError  # startup: kept out of `tribunal --help`
 
     with _lock:
         server = _started.get(str(path))
@@ -179,12 +178,11 @@ def recovery(model: str) -> Callable[[], None]:
 
 def _wait_for_shared(api_base: str, path: str) -> None:
     """Wait for a server another process runs (and restarts) to answer again."""
-    import time
-    import urllib.error
-    import urllib.request
+    import urllib.error  # startup: kept out of `tribunal --help`
+    import urllib.request  # startup: kept out of `tribunal --help`
 
-    from tribunal.programs.local_server import STARTUP_SECONDS
-    from tribunal.programs.server_lost import LocalServerLost
+    from tribunal.programs.local_server import STARTUP_SECONDS  # startup: kept out of `tribunal --help`
+    from tribunal.programs.server_lost import LocalServerLost  # heavy: pulls in dspy, pydantic
 
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:

@@ -40,8 +40,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Callable, Optional
+import runpy
 
 from tribunal.programs.server_log import exit_description, new_log_path, tail
+from tribunal.programs.llama_no_repack import MARK_OFF, turn_off_repacking
+from tribunal.quiet import real_stderr
 
 STARTUP_SECONDS = 180.0  # loading a 93 MB GGUF takes about a second; a 7B model on a slow disk far longer
 STOP_SECONDS = 10.0
@@ -73,8 +76,6 @@ def free_port() -> int:
 def notify_stderr(text: str) -> None:
     """The default way a server's death is told: one line on tribunal's stderr (the real one, even
     while a command sends the libraries' output to a sink)."""
-    from tribunal.quiet import real_stderr
-
     print(f"tribunal: warning: {text}", file=real_stderr(), flush=True)
 
 
@@ -197,7 +198,6 @@ class LocalServer:
                 self.lost = (f"{died}, and restarting it failed, so the run stops: {err}", "")
                 self.deaths.append(self.lost[0])
                 return
-            from tribunal.programs.llama_no_repack import MARK_OFF
 
             safer = ("with weight repacking off (llama.cpp's use_extra_bufts=false)" if MARK_OFF in tail(self.log_path, 50)
                      else "with the same configuration (weight repacking could not be turned off)")
@@ -211,7 +211,7 @@ class LocalServer:
         A server still running and answering returns at once (the call is simply re-sent); one that
         is dying is waited for (up to :data:`RECOVER_SECONDS`), named and restarted.
         """
-        from tribunal.programs.server_lost import LocalServerLost
+        from tribunal.programs.server_lost import LocalServerLost  # heavy: pulls in dspy, pydantic
 
         deadline = time.monotonic() + RECOVER_SECONDS
         while not self.lost and time.monotonic() < deadline:
@@ -261,8 +261,6 @@ def _watch_parent(parent: int) -> None:
 def main(argv: list[str]) -> None:
     """``--parent PID --module NAME [--no-repack] -- ARGS``: run module NAME (llama.cpp's server) with ARGS
     while PID lives; ``--no-repack`` first turns llama.cpp's weight repacking off."""
-    import runpy
-
     no_repack = len(argv) > 4 and argv[4] == NO_REPACK_FLAG
     rest = 5 + no_repack
     if len(argv) < rest or argv[0] != "--parent" or argv[2] != "--module" or argv[rest - 1] != "--":
@@ -270,8 +268,6 @@ def main(argv: list[str]) -> None:
                          f"[{NO_REPACK_FLAG}] -- ARGS...")
     threading.Thread(target=_watch_parent, args=(int(argv[1]),), daemon=True).start()
     if no_repack:
-        from tribunal.programs.llama_no_repack import turn_off_repacking
-
         print(turn_off_repacking(), file=sys.stderr, flush=True)
     sys.argv = [argv[3], *argv[rest:]]
     runpy.run_module(argv[3], run_name="__main__", alter_sys=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from dspy.clients.execution import PreparedCall
+from dspy.clients.execution import IGNORED_CACHE_KEYS
+import dspy
 
 ENDPOINT_FIELD = "tribunal_endpoint"
 """The cache-key field that holds the endpoint (not one of DSPy's ignored keys, so it counts)."""
@@ -48,9 +50,6 @@ def keyed_by_endpoint(call: Any, endpoint: str | None) -> Any:
 
 def evict(lm: Any, call: Any) -> None:
     """Make DSPy's response cache (memory and disk) miss ``call``'s answer from now on, if it was cached."""
-    import dspy
-    from dspy.clients.execution import IGNORED_CACHE_KEYS
-
     if not getattr(call, "cache", False):
         return
     try:

@@ -31,6 +31,8 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable
 
+from tribunal.programs.thread_transport import ThreadTransport
+
 # What a JSON answer is asked with, most constrained first. Each refused step moves to the next.
 JSON_STEPS = ("json_schema", "json_object+schema", "json_object", "prompt only")
 DIALECT = "vllm"  # lm15's door for a self-hosted OpenAI-compatible server: max_tokens, keyless by default
@@ -79,10 +81,9 @@ class ServerEngine:
     def __init__(self, api_base: str, api_key: str | None = None, timeout: float | None = None,
                  cache_endpoint: str | None = None, local: bool = False,
                  recover: Callable[[], None] | None = None):
-        from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
-        from dspy.lm15 import RouterConfig
+        from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for  # heavy: dspy, pydantic
+        from dspy.lm15 import RouterConfig  # heavy: dspy, pydantic
 
-        from tribunal.programs.thread_transport import ThreadTransport
 
         self.api_base = api_base
         self.cache_endpoint = cache_endpoint or api_base
@@ -107,7 +108,7 @@ class ServerEngine:
 
     def _resent(self, request: Any) -> Any:
         """The call, sent again after a connection error once ``recover`` says the server answers."""
-        from dspy import lm15
+        from dspy import lm15  # heavy: dspy, pydantic
 
         for attempt in range(RESENDS + 1):
             try:

@@ -10,7 +10,7 @@ of its samples waiting there.
 few connections that only that thread uses), so the locks a request takes are never contended.
 A thread makes one call at a time, so it keeps one connection alive between its calls. The number
 of calls in flight is bounded by tribunal's call slots
-(:mod:`tribunal.programs.mqm.scheduling`), not by a pool; the sockets open are at most one per thread
+(:mod:`tribunal.core.scheduling`), not by a pool; the sockets open are at most one per thread
 that has called. The transport is tribunal's own, passed to the lm15 router of a
 :class:`~tribunal.programs.server_engine.ServerEngine` (``RouterConfig(transport=...)``): nothing in
 DSPy is replaced.
@@ -42,7 +42,7 @@ class ThreadTransport:
     def _own(self) -> Any:
         transport = getattr(self._local, "transport", None)
         if transport is None:
-            from dspy._vendor.lm15.transports import StdlibTransport
+            from dspy._vendor.lm15.transports import StdlibTransport  # heavy: dspy, pydantic
 
             with self._lock:
                 if self._closed:

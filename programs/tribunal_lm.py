@@ -25,6 +25,8 @@ from typing import Any
 
 import dspy
 from dspy.utils.callback import with_callbacks
+from dspy.clients._deprecation import warn_openai_messages
+from dspy.clients.execution import aexecute, execute, finalize, prepare
 
 from tribunal.programs.answers.provider_calls import record
 from tribunal.programs.response_cache import keyed_by_endpoint
@@ -42,10 +44,6 @@ class TribunalLM(dspy.LM):
         """DSPy's hook for its rollout-id warning: not said for tribunal's re-asks (see the module docstring)."""
 
     def _prepared(self, prompt: Any, messages: Any, kwargs: dict, asynchronous: bool) -> Any:
-        from dspy.clients.execution import prepare
-
-        from dspy.clients._deprecation import warn_openai_messages
-
         call = prepare(self, prompt, messages, kwargs, asynchronous=asynchronous)
         warn_openai_messages(self, messages)  # as DSPy's own LM call does (silent for an adapter's messages)
         return keyed_by_endpoint(call, self.cache_endpoint)
@@ -53,8 +51,6 @@ class TribunalLM(dspy.LM):
     @with_callbacks
     def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         """DSPy's LM call (lists of outputs, or a Response for a Request), watched by tribunal."""
-        from dspy.clients.execution import execute, finalize
-
         try:
             call = self._prepared(prompt, messages, kwargs, asynchronous=False)
             result = execute(self, call)
@@ -67,8 +63,6 @@ class TribunalLM(dspy.LM):
     @with_callbacks
     async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         """The async counterpart of :meth:`__call__`."""
-        from dspy.clients.execution import aexecute, finalize
-
         try:
             call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
             result = await aexecute(self, call)

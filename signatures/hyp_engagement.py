@@ -7,11 +7,10 @@ and labels every demand at once: a typed list, one label per demand, in order.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 import dspy
 
-LabelName = Literal["answered", "conceded", "partial", "dropped"]
 ENGAGEMENT_LABELS: tuple[str, ...] = ("answered", "conceded", "partial", "dropped")
 
 

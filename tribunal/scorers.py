@@ -34,8 +34,15 @@ from typing import Any, Literal
 from mlflow.entities import Feedback
 from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
+import mlflow
 
+from tribunal.core.hypothesis import Hypothesis
+from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
+from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement as log_to_run
+from tribunal.eval.tracking.mlflow_run import Run
+from tribunal.programs.lm import LMSettings, build_lm
 from tribunal.core.judges import JUDGES, MTJudgeName
+from tribunal.core.service import JobRequest, NoSettings, configure, judge_factory
 
 MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
 
@@ -51,8 +58,6 @@ class _Text:
 
 
 def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool = True) -> Any:
-    from tribunal.programs.lm import LMSettings, build_lm
-
     return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
@@ -92,11 +97,6 @@ class MQMJudge(Scorer):
 
     def evaluate_config(self, lp: str) -> Any:
         """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp`` (from the judging service)."""
-        from tribunal.core.service import JobRequest, configure
-        from tribunal.programs.lm import LMSettings
-
-        from tribunal.core.service import NoSettings
-
         settings: dict[str, Any] = {}
         declared = JUDGES.get(self.program).settings
         if self.program_file is not None:  # an export brings its program and settings; set fields override them
@@ -119,15 +119,13 @@ class MQMJudge(Scorer):
     def _judge(self, lp: str) -> Any:
         with self._lock:
             if lp not in self._built:
-                from tribunal.core.service import judge_factory
-
                 self._built[lp] = judge_factory(self.evaluate_config(lp))()
             return self._built[lp]
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
                  expectations: dict[str, Any] | None = None) -> Feedback:
-        from tribunal.eval.mt.judging import unscored_reason
-        from tribunal.eval.mt.meter import UsageMeter, metering
+        from tribunal.eval.mt.judging import unscored_reason  # heavy: pulls in dspy
+        from tribunal.runner.meter import UsageMeter, metering  # heavy: pulls in dspy
 
         inputs = dict(inputs or {})
         translation = outputs if isinstance(outputs, str) else inputs.get("translation")
@@ -156,7 +154,7 @@ class MQMJudge(Scorer):
 
 
 def _languages(lp: str) -> dict[str, str]:
-    from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
     src, _, tgt = lp.partition("-")
     return {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
@@ -164,7 +162,7 @@ def _languages(lp: str) -> dict[str, str]:
 
 def _pair(source_lang: str, target_lang: str) -> str | None:
     """``"Chinese", "English"`` -> ``"zh-en"`` (None for a language tribunal does not know by name)."""
-    from tribunal.programs.mqm.demos import LANGUAGES
+    from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in dspy
 
     codes = {name.lower(): code for code, name in LANGUAGES.items()}
     src, tgt = codes.get(source_lang.strip().lower()), codes.get(target_lang.strip().lower())
@@ -192,7 +190,7 @@ class EquivalenceJudge(Scorer):
     def _rule(self) -> Any:
         with self._lock:
             if self._built is None:
-                from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule
+                from tribunal.eval.equiv.rules.registry import RuleOptions, build_rule  # heavy: pulls in sklearn
 
                 lm = _lm(self.lm, self.api_base, self.api_key_env, self.cache) if self.rule == "llm" and self.lm else None
                 self._built = build_rule(self.rule, RuleOptions(rubric=self.rubric, lm=lm, lm_name=self.lm, threads=1))
@@ -217,8 +215,6 @@ class EquivalenceJudge(Scorer):
 
 def _hypothesis(value: Any) -> Any:
     if isinstance(value, dict):
-        from tribunal.eval.equiv.hypothesis import Hypothesis
-
         return Hypothesis.model_validate(value)
     return _Text(str(value))
 
@@ -226,12 +222,6 @@ def _hypothesis(value: Any) -> Any:
 def log_agreement(result: Any, judge: str, human: str, kind: Literal["mqm", "verdict"] = "mqm") -> Any:
     """Judge-vs-human agreement of an evaluation result, logged to its run: kappa, accuracy, Pearson
     (``mqm``), confusion matrix table and plot. ``judge`` / ``human``: the feedback and expectation names."""
-    from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
-    from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement
-    from tribunal.eval.tracking.assessments import log_agreement as log_to_run
-    from tribunal.eval.tracking.mlflow_run import Run
-    import mlflow
-
     frame = result.result_df
     judged = [None if _missing(v) else v for v in frame.get(f"{judge}/value", [])]
     labels = [None if _missing(v) else v for v in frame.get(f"{human}/value", [])]

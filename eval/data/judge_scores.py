@@ -19,6 +19,7 @@ import numpy as np
 from tribunal.errors import UserError
 from tribunal.eval.data.multi_ratings import cell_name, user_ratings
 from tribunal.eval.data.mtme import LanguagePair
+from tribunal.eval.data.score_files import read_seg_scores
 
 SEG_SUFFIX = ".seg.score"
 
@@ -36,8 +37,6 @@ class JudgeScores:
 
 
 def _cells(path: Path, pair: LanguagePair) -> dict[str, float]:
-    from tribunal.eval.data.score_files import read_seg_scores
-
     blocks = read_seg_scores(path, pair.n_segments)
     return {cell_name(s, i): float(v) for s, values in blocks.items() for i, v in enumerate(values) if np.isfinite(v)}
 

@@ -9,43 +9,16 @@ opening mark without a closing one (one row in TED en-de) runs to the end of the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import read_lines
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 SEVERITIES = {"major": "major", "minor": "minor", "critical": "critical", "neutral": "neutral", "no-error": None}
 OPEN, CLOSE = "<v>", "</v>"
-
-
-@dataclass(frozen=True)
-class MQMRow:
-    """One annotation row with marks removed; offsets index the unmarked text."""
-
-    system: str
-    doc: str
-    doc_id: str
-    seg_id: int
-    rater: str
-    source: str
-    target: str
-    category: str
-    severity: str | None
-    """``minor`` / ``major`` / ``critical`` / ``neutral``; None for a No-error row."""
-    start: int | None = None
-    end: int | None = None
-    is_source_error: bool = False
-    comment: str = ""
-
-    @property
-    def span(self) -> str | None:
-        if self.start is None:
-            return None
-        text = self.source if self.is_source_error else self.target
-        return text[self.start:self.end]
 
 
 def strip_marks(text: str, path: Path, line: int) -> tuple[str, tuple[int, int] | None]:
@@ -100,18 +73,6 @@ def read_mqm_tsv(path: str | Path) -> Iterator[MQMRow]:
         if len(fields) != len(header):
             raise DataFormatError(path, number, f"expected {len(header)} tab-separated columns, found {len(fields)}")
         yield _row(path, number, fields, has_comment)
-
-
-@dataclass
-class AnnotatedSegment:
-    """Every row one rater gave one system's output of one segment."""
-
-    system: str
-    seg_id: int
-    rater: str
-    source: str
-    target: str
-    errors: list[MQMRow]
 
 
 def annotated_segments(rows: Iterable[MQMRow]) -> list[AnnotatedSegment]:

@@ -19,10 +19,12 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
+import json
 
 from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.ratings import Rating, read_ratings
+from tribunal.core.rating import Rating
+from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
 from tribunal.eval.data.text_files import read_documents, read_segments
@@ -222,8 +224,6 @@ class LanguagePair:
 
 def read_degraded_marks(path: Path, n_segments: int) -> dict[str, list[int]]:
     """``{system: [segment, ...]}`` from a ``.degraded.json`` file; :class:`DataFormatError` if it is not one."""
-    import json
-
     try:
         marks = json.loads(path.read_text(encoding="utf-8"))
     except ValueError as err:

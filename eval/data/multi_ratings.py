@@ -27,9 +27,10 @@ import numpy as np
 from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.ratings import ErrorSpan, Rating
+from tribunal.core.rating import ErrorSpan, Rating
 from tribunal.eval.data.text_files import read_lines
-from tribunal.programs.mqm.wmt_weights import wmt_weight
+from tribunal.core.wmt_weights import wmt_weight
+from tribunal.eval.data.score_files import read_seg_scores
 
 USER_KEYS = frozenset({"item", "rater", "score"})
 _HUMAN_N = re.compile(r"^(.+)-human\d+$")
@@ -99,7 +100,6 @@ def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], 
     if path.name.endswith(".rating"):
         cells = {s: np.array([rating_score(r) for r in block]) for s, block in pair.ratings(name).items()}
         return cells, path, "mqm"
-    from tribunal.eval.data.score_files import read_seg_scores
 
     return read_seg_scores(path, pair.n_segments, pair.cache), path, scale_of(name)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tribunal.eval.data.ratings import ErrorSpan, Rating
+from tribunal.core.rating import ErrorSpan, Rating
 from tribunal.eval.data.score_cache import Parsed
 
 

@@ -8,10 +8,10 @@ it changes): :mod:`tribunal.eval.data.rating_cache` stores the parse as arrays.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tribunal.core.rating import ErrorSpan, Rating
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import split_lines
 
@@ -20,22 +20,6 @@ if TYPE_CHECKING:
 
 SEVERITIES = frozenset({"minor", "major", "critical", "neutral"})
 _FIELDS = ("start", "end", "category", "severity")
-
-
-@dataclass(frozen=True)
-class ErrorSpan:
-    """One annotated MQM error."""
-
-    start: int
-    end: int
-    category: str
-    severity: str
-    score: float | None = None
-    is_source_error: bool = False
-
-
-Rating = tuple[ErrorSpan, ...] | None
-"""The errors of one rated cell, or None where the cell is unrated."""
 
 
 def _parse_error(path: Path, number: int, raw: object) -> ErrorSpan:
@@ -69,7 +53,7 @@ def read_ratings(path: str | Path, n_segments: int | None = None,
     if cache is None:
         ratings = parse_ratings(path, path.read_bytes())
     else:
-        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings
+        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings  # heavy: pulls in numpy
 
         ratings = decode_ratings(cache.load(path, "rating", lambda content: encode_ratings(parse_ratings(path, content))))
     if n_segments is not None:

@@ -27,8 +27,8 @@ Column = tuple[list[str], np.ndarray]
 
 def _arrow_table(content: bytes, columns: int):
     """The file as an Arrow table (names as dictionaries, scores as float64, ``None`` as null), or None."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+    import pyarrow as pa  # heavy: pyarrow
+    import pyarrow.csv as pacsv  # heavy: pyarrow
 
     names = [str(c) for c in range(columns)]
     types = {**{n: pa.dictionary(pa.int32(), pa.string()) for n in names[:-1]}, names[-1]: pa.float64()}

@@ -34,7 +34,7 @@ class Agreement:
 
 def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, str]:
     """Cohen's kappa of two complete label lists; ``(nan, why)`` when undefined."""
-    from sklearn.metrics import cohen_kappa_score
+    from sklearn.metrics import cohen_kappa_score  # heavy: sklearn, pandas
 
     if not a:
         return math.nan, "no item scored by both"
@@ -47,7 +47,7 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, str]:
 
 def krippendorff_alpha(a: Sequence[Label], b: Sequence[Label]) -> tuple[float, str]:
     """Nominal Krippendorff's alpha with missing values; ``(nan, why)`` when undefined."""
-    import krippendorff
+    import krippendorff  # heavy: krippendorff
 
     data = np.array([[math.nan if x is None else float(x) for x in row] for row in (a, b)], dtype=float)
     pairable = np.sum(~np.isnan(data), axis=0) >= 2

@@ -15,7 +15,7 @@ from typing import Sequence
 
 import pandas as pd
 
-from tribunal.eval.equiv.rules.base import Judgment
+from tribunal.core.judgment import Judgment
 from tribunal.eval.equiv.suite import SuitePair
 from tribunal.eval.equiv.sweep import ordered_kinds
 

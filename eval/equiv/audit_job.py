@@ -20,11 +20,13 @@ import pandas as pd
 
 from tribunal.eval.equiv.agreement import agreement
 from tribunal.eval.equiv.audit import items_table, kind_shares, rule_summary, screen_routes
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, SimilarityRule
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule, SimilarityRule
 from tribunal.eval.equiv.suite import Suite
 from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_sweep
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import EquivAuditSignature
+from tribunal.eval.tracking.equiv_run import audit_run_name, log_rule_judgments, log_suite, rule_run_name
 
 
 def metric_key(name: str) -> str:
@@ -121,7 +123,6 @@ def agreement_table(audits: Sequence[RuleAudit]) -> pd.DataFrame:
 
 def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: list[Path]) -> None:
     items = items_table(audit.label, suite.pairs, audit.repeats)
-    from tribunal.eval.tracking.equiv_run import log_rule_judgments, rule_run_name
 
     with parent.child(rule_run_name(audit), {"rule": audit.label, **audit.params},
                       started=audit.window[0] or None) as run:  # the run spans the rule's judging
@@ -164,7 +165,6 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         out.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
     audits = []
-    from tribunal.eval.tracking.equiv_run import audit_run_name, log_suite
 
     with tracked_run(tracking, audit_run_name(rules, suite), params, {"tribunal.command": "equiv audit"}, sig) as run:
         log_suite(run, suite)

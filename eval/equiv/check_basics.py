@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from tribunal.eval.equiv.hypothesis import Hypothesis
+from tribunal.core.hypothesis import Hypothesis
 
 Aliases = Mapping[str, frozenset[str]]
 

@@ -11,7 +11,7 @@ from typing import Callable
 
 from tribunal.eval.equiv.check_basics import Aliases, known_name as _known_name, norm as _norm
 from tribunal.eval.equiv.check_basics import same_relations as _same_relations
-from tribunal.eval.equiv.hypothesis import Hypothesis
+from tribunal.core.hypothesis import Hypothesis
 from tribunal.eval.equiv.minimal_checks import check_alias_chain, check_first_step_minimal, check_middle_step_minimal
 
 PERTURBATION_KINDS = ("wording-only", "wording-chain", "alias-chain", "first-step-swapped", "middle-step-swapped",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.equiv.checks import PERTURBATION_KINDS
+from tribunal.eval.equiv.checks import PERTURBATION_KINDS, check_perturbation
 from tribunal.eval.equiv.suite import Suite, SuitePair
 
 
@@ -25,12 +25,12 @@ def generate_pairs(suite: Suite, lm: Any, kinds: Sequence[str] = PERTURBATION_KI
 
     ``progress(done, total)`` is called after each (original, kind).
     """
-    import dspy
+    import dspy  # heavy: dspy
 
-    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
-    from tribunal.programs.equiv_perturb import PerturbationGenerator
+    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording  # heavy: pulls in dspy
+    from tribunal.programs.equiv_perturb import PerturbationGenerator  # heavy: pulls in dspy
 
-    generator = attach_call_log(PerturbationGenerator(temperature, attempts), [lm])
+    generator = attach_call_log(PerturbationGenerator(temperature, attempts, check=check_perturbation), [lm])
     originals = {p.original.id: p.original for p in suite.pairs}
     kept, rejected, traces = [], [], []
     with dspy.context(lm=lm):

@@ -23,7 +23,7 @@ from difflib import SequenceMatcher
 from tribunal.eval.equiv.abbreviations import expand_against
 from tribunal.eval.equiv.check_basics import Aliases, known_name, norm, same_relations
 from tribunal.eval.equiv.direction_words import negations, net_polarity
-from tribunal.eval.equiv.hypothesis import Hypothesis
+from tribunal.core.hypothesis import Hypothesis
 from tribunal.eval.equiv.step_words import step_words
 
 MAX_SWAPPED_WORDS = 4

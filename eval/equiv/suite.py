@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tribunal.eval.equiv.checks import EXPECTED_SAME, PERTURBATION_KINDS, check_perturbation
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.core.hypothesis import Hypothesis, Step
 from tribunal.eval.tracking.signature import files_hash
 
 SUITE_FILE = "hypotheses.jsonl"

@@ -14,8 +14,8 @@ import numpy as np
 
 def count_clusters(n_nodes: int, same_edges: Iterable[tuple[int, int]]) -> int:
     """Number of connected components of the graph on ``n_nodes`` nodes with ``same_edges``."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    from scipy.sparse import coo_matrix  # heavy: scipy
+    from scipy.sparse.csgraph import connected_components  # heavy: scipy
 
     if n_nodes == 0:
         return 0

@@ -21,8 +21,8 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from tribunal.eval.equiv.hypothesis import Hypothesis
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hypothesis import Hypothesis
+from tribunal.core.hyp_records import RunRecord
 
 PairKey = tuple[str, str]
 Matching = Callable[[RunRecord, RunRecord], list[tuple[Hypothesis, Hypothesis]]]

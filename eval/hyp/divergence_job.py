@@ -34,11 +34,12 @@ from tribunal.eval.hyp.engagement_job import engagement_shares
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.joint_permutation import DEFAULT_MAX_STATES, DEFAULT_SAMPLES, instance_averaged_test
 from tribunal.eval.hyp.permutation import SplitNull, split_null
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.hyp.run_job import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import HypDivergenceSignature
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.programs.equiv_judge import EquivalenceJudge
 
 CLUSTER_RULE = "connected components of the graph joining delivered hypotheses judged 'same'"
 
@@ -100,8 +101,6 @@ def stored_instances(run_dir: Path) -> dict[str, Instance]:
 
 def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
     """The rule with its LLM judge framed by the instance's question and finding; other rules unchanged."""
-    from tribunal.programs.equiv_judge import EquivalenceJudge
-
     program = getattr(rule, "program", None)
     if instance is None or not isinstance(program, EquivalenceJudge):
         return rule

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
+import dspy
 
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.signatures.hyp_engagement import ENGAGEMENT_LABELS
+from tribunal.programs.hyp_engagement import EngagementJudge
 
 
 def needs_labels(record: RunRecord, judge_name: str) -> bool:
@@ -20,10 +22,6 @@ def needs_labels(record: RunRecord, judge_name: str) -> bool:
 
 def label_record(record: RunRecord, judge_lm: Any, judge_name: str) -> RunRecord:
     """``record`` with every challenge labelled by the judge (one call per challenge)."""
-    import dspy
-
-    from tribunal.programs.hyp_engagement import EngagementJudge
-
     judge = EngagementJudge()
     labelled = []
     with dspy.context(lm=judge_lm):

@@ -91,11 +91,3 @@ def split_null(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int
     exact = tuple(statistic(sub, a, b) for a, b in balanced_splits(len(runs)))
     values = np.array([float(v) for v in exact], dtype=float)
     return SplitNull(observed=float(values[0]), values=values, exact=exact)
-
-
-def exact_split_test(matrix: np.ndarray, group_a: Sequence[int], group_b: Sequence[int], statistic: Statistic,
-                     alternative: str = "two-sided"):
-    """The exact split test of one instance (a joint test over one instance: p >= 1/126 for 10 runs)."""
-    from tribunal.eval.hyp.joint_permutation import instance_averaged_test
-
-    return instance_averaged_test([split_null(matrix, group_a, group_b, statistic)], alternative=alternative)

@@ -27,19 +27,26 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import time
+import dspy
 
 from tribunal.errors import Interrupted
-from tribunal.eval import interruptible
+from tribunal.runner import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
 from tribunal.eval.hyp.instance import Instance
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import HypRunSignature
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING
+from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
+from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
+from tribunal.programs.answers import describe
+from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
+from tribunal.programs.hyp_workflow import HypothesisWorkflow
 
 MANIFEST = "manifest.json"
 
@@ -86,13 +93,6 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
 
     ``nonce=None`` sends no rollout id (identical requests may then be answered from DSPy's cache).
     """
-    import dspy
-
-    from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
-    from tribunal.programs.answers import describe
-    from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
-    from tribunal.programs.hyp_workflow import HypothesisWorkflow
-
     run_id = run_id_for(depth, rerun)
     program = attach_call_log(HypothesisWorkflow(depth, max_per_opening), [lm])  # each opening's calls: its trace
     record = RunRecord(run_id=run_id, instance=instance.id, depth=depth, rerun=rerun,
@@ -158,8 +158,6 @@ def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, 
 
 def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
                   tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None) -> RunJobResult:
-    import time
-
     started = time.time()
     (out / "runs").mkdir(parents=True, exist_ok=True)
     nonce = _nonce(out)
@@ -208,7 +206,6 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
               "evidence_passages": sum(len(i.evidence) for i in instances),
               **{f"lm.{k}": v for k, v in lm_public.items()},
               **{f"judge_lm.{k}": v for k, v in (judge_public or {}).items()}}
-    from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
 
     with tracked_run(tracking, workflow_run_name(instances, settings.depths, settings.reruns, lm_public), params,
                      {"tribunal.command": "hyp run"}, sig, started=started) as run:

@@ -15,6 +15,11 @@ from tribunal.eval.meta.report import table_to_tsv
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import AgreementSignature
 from tribunal.eval.tracking.signature import files_hash
+from tribunal.eval.data.judge_scores import read_judge
+from tribunal.eval.data.mtme import LanguagePair, language_pairs
+from tribunal.eval.data.multi_ratings import user_ratings, wmt_raters
+from tribunal.eval.tracking.datasets import log_input
+from tribunal.eval.tracking.names import slug
 
 
 @dataclass
@@ -50,9 +55,6 @@ def _check_scale(option: str, value: str | None) -> None:
 
 def load_ratings(request: AgreementRequest) -> tuple[Ratings, list[Path], str]:
     """The raters' (and judge's) scores, the files read, and a name for the source (``wmt25/en-de_DE``)."""
-    from tribunal.eval.data.judge_scores import read_judge
-    from tribunal.eval.data.multi_ratings import user_ratings, wmt_raters
-
     _check_scale("--scale", request.scale)
     _check_scale("--judge-scale", request.judge_scale)
     pair = None
@@ -60,8 +62,6 @@ def load_ratings(request: AgreementRequest) -> tuple[Ratings, list[Path], str]:
         table = user_ratings(request.ratings, request.scale or "other")
         source = ",".join(p.name for p in request.ratings)
     else:
-        from tribunal.eval.data.mtme import LanguagePair, language_pairs
-
         present = language_pairs(request.data)
         if request.lp not in present:
             raise UserError(f"--lp {request.lp}: no such language pair in {request.data} (have {', '.join(present)})")
@@ -108,8 +108,6 @@ SUMMARY_KEYS = {"raters: mean pairwise": "raters_mean_pairwise", "raters: all to
 def metric_key(result: AgreementResult, row: Row) -> str:
     """A row's MLflow name, the same for every judge: ``mqm_rater1_vs_mqm_rater2``, ``judge_vs_mqm_rater1``,
     ``raters_mean_pairwise``, ``judge_mean``, ``judge_share``."""
-    from tribunal.eval.tracking.names import slug
-
     if row.kind in SUMMARY_KEYS:
         return SUMMARY_KEYS[row.kind]
     if row.kind == "judge vs rater":
@@ -133,8 +131,6 @@ def agreement_metrics(result: AgreementResult, prefix: str = "agreement.") -> di
 
 def run_agreement(request: AgreementRequest, tracking: TrackingSettings) -> AgreementRun:
     """Compute the agreement table and log it as one MLflow run (params, metrics, the table, the items)."""
-    from tribunal.eval.tracking.datasets import log_input
-
     started = time.time()
     ratings, files, source = load_ratings(request)
     result = compute_agreement(ratings, request.samples, request.seed, request.kappa_weights)

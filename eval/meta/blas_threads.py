@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import contextlib
 from typing import Iterator
+from threadpoolctl import threadpool_limits
 
 
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Limit BLAS (OpenBLAS, MKL, ...) to one thread for the enclosed block (process-wide)."""
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=1, user_api="blas"):
         yield

@@ -36,7 +36,7 @@ def _summary(scores: np.ndarray) -> dict[str, float]:
 
 def compare_distributions(judge: np.ndarray, human: np.ndarray) -> DistributionComparison:
     """Compare judge and human MQM scores over the cells where both exist."""
-    from scipy.stats import ks_2samp, wasserstein_distance
+    from scipy.stats import ks_2samp, wasserstein_distance  # heavy: scipy
 
     judge, human = np.asarray(judge, float).ravel(), np.asarray(human, float).ravel()
     both = ~(np.isnan(judge) | np.isnan(human))
@@ -52,10 +52,10 @@ def compare_distributions(judge: np.ndarray, human: np.ndarray) -> DistributionC
 
 def distribution_figure(judge: np.ndarray, human: np.ndarray, title: str = "MQM score distribution"):
     """Overlaid histograms of judge and human MQM scores (a matplotlib Figure)."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: matplotlib
 
     judge, human = np.asarray(judge, float).ravel(), np.asarray(human, float).ravel()
     both = ~(np.isnan(judge) | np.isnan(human))

@@ -50,7 +50,7 @@ def agreement(judge: Sequence[Any], human: Sequence[Any], labels: Sequence[Any],
               judge_scores: Sequence[float | None] | None = None,
               human_scores: Sequence[float | None] | None = None) -> JudgeHumanAgreement:
     """Confusion matrix and kappa over the items both labelled; Pearson over the items both scored."""
-    from sklearn.metrics import cohen_kappa_score, confusion_matrix
+    from sklearn.metrics import cohen_kappa_score, confusion_matrix  # heavy: sklearn, scipy
 
     if len(judge) != len(human):
         raise ValueError(f"judge and human label different numbers of items ({len(judge)} vs {len(human)})")
@@ -88,10 +88,10 @@ def _pearson(judge: Sequence[float | None] | None, human: Sequence[float | None]
 
 def confusion_figure(result: JudgeHumanAgreement, title: str):
     """A heat map of the confusion matrix, counts written in the cells."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: matplotlib
 
     matrix = result.confusion.to_numpy()
     figure, axis = plt.subplots(figsize=(4.5, 4))

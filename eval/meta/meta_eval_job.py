@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+import time
 
 from tribunal.errors import UserError
 from tribunal.eval.data.conventions import conventions_for
@@ -21,6 +22,8 @@ from tribunal.eval.meta.table import meta_eval_table
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import MetaEvalSignature
 from tribunal.eval.tracking.signature import files_hash
+from tribunal.eval.tracking.datasets import log_input, pairs_table
+from tribunal.eval.meta.cluster_plot import clusters_figure
 
 
 @dataclass
@@ -116,10 +119,6 @@ def run_meta_eval(
     ``samples`` > 0 adds significance clusters from that many seeded paired permutation draws;
     ``data_cache`` reads parsed score files from the user's cache (:mod:`score_cache`).
     """
-    import time
-
-    from tribunal.eval.tracking.datasets import log_input, pairs_table
-
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
     cache = ScoreCache.default() if data_cache else None
@@ -148,8 +147,6 @@ def run_meta_eval(
         run.log_text(table_to_tsv(table), "meta_eval.tsv")
         run.log_table(numeric, "meta_eval.json")
         if rankings and run.run_id:
-            from tribunal.eval.meta.cluster_plot import clusters_figure
-
             run.log_figure(clusters_figure(rankings, f"{chosen.name}: significance clusters ({samples} draws)"),
                            "significance_clusters.png")
         result = MetaEvalResult(table, computed.details, sig, run.run_id, chosen, rankings, computed.notes,

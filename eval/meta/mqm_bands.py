@@ -1,7 +1,7 @@
 """MQM bands of a segment's score: one set of cut points for every statistic that bands scores.
 
 A band starts where a segment's penalty reaches the weight of one error of that severity in the WMT MQM
-scheme (:mod:`tribunal.programs.mqm.wmt_weights`: major 5, non-translation 25; GEMBA-MQM's critical is 25
+scheme (:mod:`tribunal.core.wmt_weights`: major 5, non-translation 25; GEMBA-MQM's critical is 25
 too): ``none`` at 0, ``minor`` above -5, ``major`` from -5 down to above -25, ``critical`` at -25 and below.
 
 Two views of the same cuts: :data:`BANDS` (four, the raters' agreement in
@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from tribunal.programs.mqm.wmt_weights import MAJOR_WEIGHT, NON_TRANSLATION_WEIGHT
+from tribunal.core.wmt_weights import MAJOR_WEIGHT, NON_TRANSLATION_WEIGHT
 
 BANDS = ("none", "minor", "major", "critical")
 JUDGE_BANDS = BANDS[:3]

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from rich.table import Table
 
 from tribunal.eval.data.atomic import write_text_atomically
 
@@ -82,8 +83,6 @@ header = _header
 
 def rich_table(table: pd.DataFrame, title: str, digits: int = 4):
     """A Rich table of the same rows and columns (a rank column shows as ``value (rank)``)."""
-    from rich.table import Table
-
     out = Table(title=title, show_lines=False, padding=(0, 1))
     shown = _display_frame(table, digits)
     for column in shown.columns:

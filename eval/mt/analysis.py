@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.item_result import ItemResult
 
 
 def covered_scores(pair: LanguagePair, seg: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from collections import Counter
 
 from tribunal.errors import UserError
 from tribunal.eval.meta.human_ceiling import AgreementResult, Ratings, compute_agreement, multi_rated
@@ -23,7 +24,7 @@ SEED = 1234
 def run_ceiling(pair: Any, seg: dict[str, np.ndarray], judge_name: str, judge_scale: str = "mqm",
                 samples: int = SAMPLES, seed: int = SEED) -> AgreementResult | None:
     """The agreement table of the judge's segment scores ``seg`` with the pair's raters, or None."""
-    from tribunal.eval.data.multi_ratings import cell_name, default_raters, wmt_raters
+    from tribunal.eval.data.multi_ratings import cell_name, default_raters, wmt_raters  # heavy: pulls in pydantic
 
     judged = {cell_name(s, i): float(v) for s, values in seg.items() for i, v in enumerate(values) if np.isfinite(v)}
     try:
@@ -42,9 +43,7 @@ def run_ceiling(pair: Any, seg: dict[str, np.ndarray], judge_name: str, judge_sc
 
 def _may_overlap(pair: Any, names: list[str], judged: set[str]) -> bool:
     """Whether two or more judged cells may have two or more raters (a quick scan, before parsing ratings)."""
-    from collections import Counter
-
-    from tribunal.eval.data.multi_ratings import rated_cells, rater_file
+    from tribunal.eval.data.multi_ratings import rated_cells, rater_file  # heavy: pulls in pydantic
 
     raters: Counter[str] = Counter()
     for name in names:
@@ -73,8 +72,8 @@ def _finite(value: float) -> float | None:
 
 def log_ceiling(run: Any, result: AgreementResult) -> None:
     """The table's metrics (``agreement.<comparison>.<statistic>``) and the table as an artifact."""
-    from tribunal.eval.meta.agreement_job import agreement_frame, agreement_metrics, items_frame
-    from tribunal.eval.meta.report import table_to_tsv
+    from tribunal.eval.meta.agreement_job import agreement_frame, agreement_metrics, items_frame  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.meta.report import table_to_tsv  # heavy: pulls in pandas, pyarrow
 
     run.log_metrics(agreement_metrics(result))
     run.log_text(table_to_tsv(agreement_frame(result)), "agreement.tsv")

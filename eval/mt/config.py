@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tribunal.core.judges import JUDGES, Judge, MTJudgeName
 from tribunal.eval.mt.ensemble import SamplingSettings
-from tribunal.eval.tracking.secrets import secret_values
+from tribunal.secrets import secret_values
 from tribunal.eval.tracking.run_signatures import MTEvaluateSignature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
@@ -20,6 +20,8 @@ from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import tweaks
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
+from tribunal.eval.tracking.run_names import config_folder, short_lm
+from tribunal.programs.lm import endpoint_label, role_lm
 
 
 
@@ -72,8 +74,6 @@ class EvaluateConfig(BaseModel):
     @field_validator("role_lms", mode="before")
     @classmethod
     def _role_lms(cls, value: Any) -> Any:
-        from tribunal.programs.lm import role_lm
-
         return {role: role_lm(v) for role, v in value.items()} if isinstance(value, dict) else value
     systems: list[str] | None = None
     limit: int | None = Field(None, ge=1)
@@ -114,8 +114,6 @@ class EvaluateConfig(BaseModel):
         """Demos the program holds: a tuned export's own (all predictors), else per agent: ``demos`` or the
         program's default (the M-MAD preset's, GEMBA's 3)."""
         if self.program_file is not None:
-            import json
-
             state = json.loads(Path(self.program_file).read_text(encoding="utf-8")).get("state", {})
             return sum(len(p.get("demos") or []) for p in state.values() if isinstance(p, dict))
         plan = self.judge.demo_plan()
@@ -144,7 +142,6 @@ class EvaluateConfig(BaseModel):
         """``out``, else a folder of this configuration's own under ``tribunal-out/mt`` (never shared)."""
         if self.out is not None:
             return self.out
-        from tribunal.eval.tracking.run_names import config_folder, short_lm
 
         return config_folder("tribunal-out/mt", f"{self.metric_name}_{self.lp}_{short_lm(self.lm.model)}",
                              self.config_signature())
@@ -176,7 +173,6 @@ class EvaluateConfig(BaseModel):
                        "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
-        from tribunal.programs.lm import endpoint_label
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,

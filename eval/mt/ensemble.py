@@ -3,7 +3,7 @@
 Sample k (1..K) runs the whole judge on the item under DSPy ``rollout_id`` k
 (:mod:`tribunal.programs.mqm.sampling`), so no sample is another's cached answer: K samples are K
 provider calls per LM call of the judge, and calls, tokens and spend scale by K. The samples run
-side by side under the runner's call slots (:func:`~tribunal.programs.mqm.scheduling.fan_out`); in
+side by side under the runner's call slots (:func:`~tribunal.core.scheduling.fan_out`); in
 batch mode they are parked together, so an item's K requests travel in the same batch.
 
 **Combining.** The usable samples' scores are combined by the rule (:mod:`tribunal.eval.mt.combine`:
@@ -14,7 +14,7 @@ are those of the sample whose score is nearest the combined one, among the sampl
 **Unusable samples.** A sample whose answer is unusable or whose calls failed is dropped; the item
 is scored from the others when at least ceil(K/2) samples are usable (the summary and the item's
 ``ensemble`` record say how many were dropped). With fewer, the item is unscored
-(:class:`TooFewSamples`): retryable when a dropped sample got no answer (a rerun judges the item
+(:class:`~tribunal.eval.mt.failures.TooFewSamples`): retryable when a dropped sample got no answer (a rerun judges the item
 again, and its usable samples come back from the response cache at no cost), permanent otherwise.
 
 Every sample is kept in the item's transcript (``{"stage": "sample", "sample": k, ...}``), and the
@@ -31,6 +31,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.mt.combine import combine, nearest, spread
+from tribunal.eval.mt.failures import Failure, TooFewSamples, classify_failure
+from tribunal.core.scheduling import fan_out
+from tribunal.programs.mqm.sampling import rollout
 
 MAX_SAMPLES = 64
 
@@ -59,14 +62,6 @@ class SamplingSettings(BaseModel):
         return [f"k{self.samples}", self.combine] if self.used else []
 
 
-class TooFewSamples(Exception):
-    """Fewer than ceil(K/2) samples of an item were usable; ``failure`` is how the item ends."""
-
-    def __init__(self, message: str, failure: Any, lm_response: str | None = None):
-        super().__init__(message)
-        self.failure, self.lm_response = failure, lm_response
-
-
 @dataclass
 class Sample:
     number: int
@@ -75,9 +70,6 @@ class Sample:
 
 
 def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
-    from tribunal.eval.mt.failures import classify_failure
-    from tribunal.programs.mqm.sampling import rollout
-
     with rollout(number):
         try:
             return Sample(number, prediction=program(**inputs))
@@ -91,7 +83,6 @@ def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | N
     """The item's prediction: one judgment, or ``sampling.samples`` combined (see the module docstring)."""
     if sampling is None or not sampling.used:
         return program(**inputs)
-    from tribunal.programs.mqm.scheduling import fan_out
 
     samples = fan_out([functools.partial(_sample, program, inputs, k) for k in range(1, sampling.samples + 1)])
     return combined(samples, sampling)
@@ -109,8 +100,8 @@ def _record(sample: Sample) -> dict[str, Any]:
 
 
 def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
-    """One prediction from the samples, or :class:`TooFewSamples`."""
-    import dspy
+    """One prediction from the samples, or :class:`~tribunal.eval.mt.failures.TooFewSamples`."""
+    import dspy  # heavy: dspy
 
     usable = [s for s in samples if s.prediction is not None]
     dropped = [s for s in samples if s.prediction is None]
@@ -132,8 +123,6 @@ def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
 
 
 def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:
-    from tribunal.eval.mt.failures import Failure, classify_failure
-
     failures = [classify_failure(s.error) for s in dropped]
     retryable = any(f.retryable for f in failures)
     first = failures[0]

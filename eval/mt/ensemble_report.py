@@ -3,7 +3,7 @@
 ``samples.tsv`` (one row per judged item: the combined score, the rule, std / min / max, which
 samples were kept, dropped and chosen for the spans, then the K scores) sits beside
 ``errors.jsonl``; the totals go to the summary and to MLflow as ``samples.*``. Both are derived from
-the journal (:class:`~tribunal.eval.mt.journal.ItemResult.ensemble`), so they can be rebuilt
+the journal (:class:`~tribunal.core.item_result.ItemResult.ensemble`), so they can be rebuilt
 without an LM.
 """
 

@@ -12,6 +12,9 @@ provider).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from tribunal.errors import TribunalError
 
 
 @dataclass(frozen=True)
@@ -20,15 +23,21 @@ class Failure:
     retryable: bool
 
 
+class TooFewSamples(Exception):
+    """Fewer than ceil(K/2) samples of an item were usable; ``failure`` is how the item ends."""
+
+    def __init__(self, message: str, failure: Any, lm_response: str | None = None):
+        super().__init__(message)
+        self.failure, self.lm_response = failure, lm_response
+
+
 def classify_failure(exc: BaseException) -> Failure | None:
     """The failure an exception makes of an item; None for an exception that is a bug."""
-    import pydantic
-    from dspy.utils import exceptions as dx
+    import pydantic  # heavy: pydantic
+    from dspy.utils import exceptions as dx  # heavy: dspy, pydantic
 
-    from tribunal.errors import TribunalError
-    from tribunal.eval.mt.batch.engine import BatchRequestFailed
-    from tribunal.eval.mt.ensemble import TooFewSamples
-    from tribunal.programs.answers.unusable import UnusableAnswer
+    from tribunal.eval.mt.batch.engine import BatchRequestFailed  # heavy: pulls in dspy, pydantic
+    from tribunal.programs.answers.unusable import UnusableAnswer  # heavy: pulls in dspy, pydantic
 
     if isinstance(exc, TribunalError):  # tribunal's own (e.g. the local server is gone): the run stops
         return None

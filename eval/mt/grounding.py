@@ -21,6 +21,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 from typing import Literal
+from rapidfuzz import fuzz
 
 Method = Literal["exact", "normalised", "fuzzy", "ungrounded"]
 FUZZY_THRESHOLD = 90.0
@@ -89,7 +90,6 @@ def ground(span: str, text: str) -> Grounding:
         return Grounding(None, None, "ungrounded", 0.0)
     if len(norm_span) < FUZZY_MIN_LENGTH:
         return Grounding(None, None, "ungrounded", 0.0)
-    from rapidfuzz import fuzz
 
     alignment = fuzz.partial_ratio_alignment(norm_span, norm_text)
     if alignment is None or alignment.score < FUZZY_THRESHOLD or alignment.dest_end <= alignment.dest_start:

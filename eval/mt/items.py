@@ -14,26 +14,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.data.mtme import LanguagePair
-
-
-@dataclass(frozen=True)
-class JudgeItem:
-    key: str
-    source: str
-    translation: str
-    reference: str | None = None
-    context: tuple[tuple[str, str], ...] | None = None
-    """(source, translation) of the segments before this one in its document; None: not shown."""
-
-    def extras(self) -> dict[str, Any]:
-        """The judge's optional inputs for this item (``{}`` when the run uses none)."""
-        extras: dict[str, Any] = {}
-        if self.reference is not None:
-            extras["reference"] = self.reference
-        if self.context is not None:
-            extras["context"] = [{"source": s, "translation": t} for s, t in self.context]
-        return extras
+from tribunal.eval.mt.segment_context import segment_context
 
 
 @dataclass(frozen=True)
@@ -73,8 +56,6 @@ def select_items(pair: LanguagePair, systems: list[str] | None = None, rated_onl
     ``systems`` defaults to the systems meta-evaluation scores; ``rated_only`` keeps cells with a
     gold MQM score; ``inputs`` (a ``SegmentInputs``) gives each item its reference and context.
     """
-    from tribunal.eval.mt.segment_context import segment_context
-
     shown = segment_context(pair, inputs)
     systems = list(systems or pair.scored_systems())
     unknown = sorted(set(systems) - set(pair.system_names))

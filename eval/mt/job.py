@@ -8,10 +8,32 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+import json
 
 from tribunal.errors import Interrupted
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
+from tribunal.errors import UserError
+from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.eval.data.output_paths import writable_folder
+from tribunal.eval.data.program_export import read_export
+from tribunal.eval.data.program_identity import program_identity
+from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
+from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
+from tribunal.eval.mt.judging import judge_all
+from tribunal.eval.tracking.call_log import attach_call_log
+from tribunal.eval.tracking.mlflow_run import check_store
+from tribunal.eval.tracking.mt_run import open_mt_run
+from tribunal.eval.tracking.names import slug
+from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
+from tribunal.eval.tracking.signature import text_hash
+from tribunal.programs.lm import build_lm, build_role_lms
+from tribunal.programs.mqm.demos import LANGUAGES
+from tribunal.core.judges import build_judge
+from tribunal.programs.mqm.roles import RoleLMs
+from tribunal.programs.server_lost import LocalServerLost
+from tribunal.runner.connections import pooled_engine
+from tribunal.runner.meter import attach_relay
 
 
 KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "scored", "unscored",
@@ -45,8 +67,6 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     """The verified export named by ``config.program_file`` (None without one)."""
     if config.program_file is None:
         return None
-    from tribunal.errors import UserError
-    from tribunal.optimizers.export import read_export
 
     document = read_export(config.program_file)
     if document["program"]["name"] != config.program:
@@ -66,21 +86,11 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     With ``config.program_file`` the tuned export's state (instructions, demos) replaces the
     default demos, after its structure is checked against the program built from ``config``.
     """
-    from tribunal.errors import UserError
-    from tribunal.eval.mt.meter import attach_relay
-    from tribunal.eval.tracking.call_log import attach_call_log
-    from tribunal.optimizers.identity import program_identity
-    from tribunal.programs.lm import build_lm, build_role_lms
-    from tribunal.core.service import build_judge
-    from tribunal.programs.mqm.roles import RoleLMs
-
     if engine is None and len(config.router.endpoints) > 1:
-        from tribunal.eval.mt.router import RouterEngine, build_router
+        from tribunal.runner.router import RouterEngine, build_router  # read when called: tests patch build_router
 
         engine = RouterEngine(build_router(config))
     elif engine is None and not config.role_lms:
-        from tribunal.eval.mt.connections import pooled_engine
-
         engine = pooled_engine(config.lm, config.concurrency)
     # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
@@ -118,10 +128,6 @@ def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., Evaluatio
 
     @functools.wraps(run)
     def locked(config: EvaluateConfig, tracking: TrackingSettings, *args: Any, **kwargs: Any) -> EvaluationResult:
-        from tribunal.eval.data.folder_lock import folder_lock
-        from tribunal.eval.data.output_paths import writable_folder
-        from tribunal.eval.tracking.mlflow_run import check_store
-
         writable_folder(config.output_dir, "--out")
         check_store(tracking)
         with folder_lock(config.output_dir):
@@ -143,18 +149,12 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     The MLflow run is opened before the work and gets a trace per judged item as it lands
     (``trace_sample``: see :mod:`tribunal.eval.tracking.traces`).
     """
-    from tribunal.eval.data.mtme import LanguagePair
-    from tribunal.eval.data.score_cache import ScoreCache
-    from tribunal.eval.mt.items import select_items
-    from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
-    from tribunal.eval.mt.judging import judge_all
-    from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs
-    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary
-    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation
-    from tribunal.eval.tracking.mt_run import open_mt_run
-    from tribunal.eval.tracking.signature import text_hash
-    from tribunal.programs.mqm.demos import LANGUAGES
-    from tribunal.programs.server_lost import LocalServerLost
+    from tribunal.eval.data.mtme import LanguagePair  # heavy: pulls in numpy
+    from tribunal.eval.data.score_cache import ScoreCache  # heavy: pulls in numpy
+    from tribunal.eval.mt.items import select_items  # heavy: pulls in numpy
+    from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs  # heavy: pulls in numpy
+    from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary  # heavy: pulls in numpy
+    from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation  # heavy: pulls in numpy
 
     if config.data is None:
         raise ValueError("no data folder given")
@@ -234,13 +234,11 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         if batch_stats is not None:
             summary["batch"] = batch_stats
         if config.sampling.used:
-            from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
-
             summary["sampling"] = sampling_summary(config.sampling, results)
             paths["samples"] = write_samples_table(out / "samples.tsv", items, results)
         # A score not on MQM's scale (GEMBA-ESA: 0-100) has no distribution against the human MQM.
         scores = covered_scores(pair, seg) if config.judge.scale == "mqm" else ((), ())
-        from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling
+        from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling  # heavy: pulls in numpy
 
         ceiling = run_ceiling(pair, seg, config.metric_name, config.judge.scale)
         if ceiling is not None:
@@ -261,10 +259,6 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     """
     if run.run_id is None:
         return None
-    import json
-
-    from tribunal.eval.tracking.names import slug
-    from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 
     params = {"program": config.program, "lp": config.lp, "metric_name": config.metric_name,
               "lm": config.lm.model, "api_base": config.lm.api_base, "cache": config.lm.cache, "reasks": config.lm.reasks,
@@ -310,7 +304,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
         run.log_artifact(journal, "outputs")
     _log_analysis(run, result)
     if result.ceiling is not None:
-        from tribunal.eval.mt.ceiling import log_ceiling
+        from tribunal.eval.mt.ceiling import log_ceiling  # heavy: pulls in numpy
 
         log_ceiling(run, result.ceiling)
     shown = key_metrics(metrics, KEY_METRICS)
@@ -323,14 +317,14 @@ def _log_analysis(run: Any, result: EvaluationResult) -> None:
     """Score distribution against the human one (table and plot) and debates by round (steps)."""
     judge, human = result.scores
     if len(judge) >= 2:
-        from tribunal.eval.meta.distribution import compare_distributions, distribution_figure
+        from tribunal.eval.meta.distribution import compare_distributions, distribution_figure  # heavy: pulls in pandas, pyarrow
 
         comparison = compare_distributions(judge, human)
         run.log_text(comparison.summary.to_csv(sep="\t"), "distribution.tsv")
         run.log_metrics({"distribution.wasserstein": comparison.wasserstein, "distribution.ks": comparison.ks_statistic})
         run.log_figure(distribution_figure(judge, human, f"{result.summary.get('items', '')} items: judge vs human MQM"),
                        "distribution.png")
-        from tribunal.eval.meta.scatter_plot import judge_human_scatter
+        from tribunal.eval.meta.scatter_plot import judge_human_scatter  # heavy: pulls in numpy
 
         run.log_figure(judge_human_scatter(judge, human, "judge vs human MQM, per rated cell"), "judge_vs_human.png")
     for round_, stats in sorted(result.debates.items()):

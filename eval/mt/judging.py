@@ -15,16 +15,18 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
-from tribunal.eval import interruptible
-from tribunal.eval.mt.collector import steady_collector
+from tribunal.runner import interruptible
+from tribunal.runner.collector import steady_collector
 from tribunal.eval.mt.failures import classify_failure
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
-from tribunal.eval.mt.meter import UsageMeter, metering
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
+from tribunal.runner.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
-from tribunal.eval.tracking.secrets import redact_text
+from tribunal.secrets import redact_text
 from tribunal.programs.answers.unusable import one_line
-from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, Ticket, admission_priority, scheduled
+from tribunal.core.scheduling import CallSlots, Scheduler, Ticket, admission_priority, scheduled
+from tribunal.eval.mt.ensemble import predict
 
 
 def unscored_reason(exc: BaseException) -> str | None:
@@ -49,11 +51,9 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
     """Run ``program`` on one item under a fresh usage meter (``sampling.samples`` times, combined,
     with a ``SamplingSettings``: :mod:`tribunal.eval.mt.ensemble`).
 
-    The program's LMs must carry the meter relay (:func:`tribunal.eval.mt.meter.attach_relay`;
+    The program's LMs must carry the meter relay (:func:`tribunal.runner.meter.attach_relay`;
     :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
     """
-    from tribunal.eval.mt.ensemble import predict
-
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
@@ -80,7 +80,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
 def max_items_in_flight(concurrency: int) -> int:
     """A ceiling on items judged at once (one thread each).
 
-    Items are admitted by free call slots (:func:`~tribunal.programs.mqm.scheduling.admission_priority`:
+    Items are admitted by free call slots (:func:`~tribunal.core.scheduling.admission_priority`:
     a new item's first call outranks the later stages of started items), so items in flight grow until
     this bounds the threads. It is high because a low one holds the last items back until earlier ones
     finish, and their whole chains then make the run's tail: at 128 slots, 3 x slots + 16 left a 6.7 s
@@ -104,7 +104,7 @@ def judge_all(
     A new item starts when a call slot is free and no started item's call is waiting for one: the
     slot is taken for it (a ticket its first call uses), so items in flight follow the free slots.
     A freed slot goes to the waiting call with the most calls still ahead of it
-    (:data:`~tribunal.programs.mqm.scheduling.CALLS_AHEAD`), then to the item started earliest, so
+    (:data:`~tribunal.core.scheduling.CALLS_AHEAD`), then to the item started earliest, so
     started items finish before new ones begin and no item has its whole chain left at the end.
     ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
     dimensions) concurrently, within the same slots. ``sampling``: K judgments per item

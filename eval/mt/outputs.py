@@ -23,8 +23,9 @@ import numpy as np
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
-from tribunal.eval.mt.journal import ItemResult
-from tribunal.eval.tracking.secrets import redact_text
+from tribunal.core.item_result import ItemResult
+from tribunal.secrets import redact_text
+from tribunal.eval.mt.grounding import ground
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,6 @@ def locate(errors: list[dict], translation: str, source: str = "") -> list[dict]
     """Errors with ``start`` / ``end`` of their span, grounded in the translation (in the source for a
     source error) by :func:`tribunal.eval.mt.grounding.ground`; ``grounding`` says how (``ungrounded``:
     no offsets, the error is kept)."""
-    from tribunal.eval.mt.grounding import ground
-
     located = []
     for error in errors:
         in_source = bool(error.get("is_source_error"))

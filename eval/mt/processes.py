@@ -23,8 +23,13 @@ import threading
 from typing import Any, Callable, Iterator
 
 from tribunal.eval.mt.config import EvaluateConfig
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
+from tribunal.eval.mt.job import program_factory
+from tribunal.eval.mt.judging import judge_all
+from tribunal.programs.server_lost import LocalServerLost
+from tribunal.quiet import quiet_worker
 
 
 def slot_shares(concurrency: int, processes: int) -> list[int]:
@@ -58,11 +63,6 @@ def _items(items: Any, parent: int) -> Iterator[JudgeItem]:
 
 
 def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any, results: Any, parent: int) -> None:
-    from tribunal.eval.mt.job import program_factory
-    from tribunal.eval.mt.judging import judge_all
-
-    from tribunal.quiet import quiet_worker
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
     quiet_worker()  # the command's output policy: libraries stay quiet unless --verbose
     try:
@@ -74,7 +74,6 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
                   sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
-        from tribunal.programs.server_lost import LocalServerLost
 
         if isinstance(err, LocalServerLost):  # the parent stops with the same one line, journal kept
             results.put(("lost", (err.headline, err.log)))
@@ -169,8 +168,6 @@ def _next(results: Any, workers: list[Any]) -> tuple[str, Any]:
         if kind == "failed":
             raise RuntimeError(f"a judge worker failed: {payload}")
         if kind == "lost":
-            from tribunal.programs.server_lost import LocalServerLost
-
             raise LocalServerLost(*payload)
         return kind, payload
 

@@ -11,9 +11,13 @@ import numpy as np
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
 from tribunal.eval.mt.items import RunItems
-from tribunal.eval.mt.journal import ItemResult
-from tribunal.eval.mt.meter import add_summaries
+from tribunal.core.item_result import ItemResult
+from tribunal.runner.meter import add_summaries
 from tribunal.eval.mt.outputs import locate, spans_of, system_scores
+from tribunal.core.spans import span
+from tribunal.eval.meta.span_f1 import span_scores
+from tribunal.programs.fallbacks import degraded_roles
+from tribunal.programs.pricing import spend
 
 
 def covered_gold(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarray]) -> GoldMatrices | None:
@@ -51,15 +55,11 @@ SPAN_MEASURES = ("mpp", "wmt25")
 
 def judged_spans(located: list[dict]) -> list:
     """A judge's located errors as measure spans (target and source side; ungrounded ones have no offsets)."""
-    from tribunal.eval.meta.spans import span
-
     return [span(e["start"], e["end"], e.get("severity") or "", "source" if e.get("is_source_error") else "target")
             for e in located if e.get("start") is not None]
 
 
 def rater_spans(rating) -> list:
-    from tribunal.eval.meta.spans import span
-
     return [span(e.start, e.end, e.severity, "source" if e.is_source_error else "target") for e in rating]
 
 
@@ -77,8 +77,7 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     translation, what P/R/F1 compare) + ``judge_spans_ungrounded`` + ``judge_spans_source``, over
     ``rated_cells``; so a judge whose spans could not be located is never said to have marked none.
     """
-    from tribunal.eval.meta.span_f1 import span_scores
-    from tribunal.eval.meta.spans import SpanOptions, aggregate, segment_counts
+    from tribunal.eval.meta.spans import SpanOptions, aggregate, segment_counts  # heavy: pulls in scipy
 
     located: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
     cells, rated = [], {}
@@ -142,10 +141,6 @@ def grounding_counts(items: RunItems, results: dict[str, ItemResult]) -> dict[st
 
 def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: float) -> dict[str, Any]:
     """Items scored / unscored by reason, LM calls and tokens by stage, wall time."""
-    from tribunal.programs.pricing import spend
-
-    from tribunal.programs.fallbacks import degraded_roles
-
     judged = [results[k] for k in items.items if k in results]
     reasons = Counter(r.reason.split(":")[0] for r in judged if r.status == "unscored" and r.reason)
     degraded = [r for r in judged if r.status == "scored" and r.degraded]

@@ -25,7 +25,7 @@ class LabelledVerdict:
 def item_assessments(human: Any, judge: Any, human_name: str, judge_name: str, human_source: str,
                      judge_source: str, rationale: str | None = None) -> list[Any]:
     """The human label as an MLflow ``Expectation`` and the judge's verdict as a ``Feedback`` (None: left out)."""
-    from mlflow.entities import AssessmentSource, AssessmentSourceType, Expectation, Feedback
+    from mlflow.entities import AssessmentSource, AssessmentSourceType, Expectation, Feedback  # heavy: mlflow, scipy
 
     found: list[Any] = []
     if human is not None:

@@ -22,6 +22,13 @@ import time
 from typing import Any, Iterator
 
 from dspy.utils.callback import BaseCallback
+from dspy.utils.callback import ACTIVE_CALL_ID
+import dspy
+
+from tribunal.programs.answers.reask import current_reask
+from tribunal.programs.answers.unusable import one_line
+from tribunal.programs.mqm.roles import current_call, current_subject
+from tribunal.programs.mqm.sampling import current_rollout
 
 TEXT_LIMIT = 4000  # characters kept of one input or output string
 
@@ -42,20 +49,14 @@ def jsonable(value: Any, limit: int = TEXT_LIMIT) -> Any:
 
 
 def _call_stage() -> tuple[str, str]:
-    from tribunal.programs.mqm.roles import current_call
-
     return current_call()
 
 
 def _sample() -> int | None:
-    from tribunal.programs.mqm.sampling import current_rollout
-
     return current_rollout()
 
 
 def _subject() -> str | None:
-    from tribunal.programs.mqm.roles import current_subject
-
     return current_subject()
 
 
@@ -71,7 +72,6 @@ class CallLog:
     def start_predictor(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         stage, role = _call_stage()
         arguments = inputs.get("kwargs", inputs)
-        from tribunal.programs.answers.reask import current_reask
 
         record = {"id": call_id, "stage": stage, "role": role, "subject": _subject(), "reask": current_reask(),
                   "signature": getattr(getattr(instance, "signature", None), "__name__", type(instance).__name__),
@@ -92,8 +92,6 @@ class CallLog:
                 return
             record["end"] = time.time()
             if exception is not None:
-                from tribunal.programs.answers.unusable import one_line
-
                 record["error"] = f"{type(exception).__name__}: {one_line(exception)}"[:1000]
                 raw = getattr(exception, "lm_response", None)  # the unusable answer itself
                 if raw:
@@ -102,8 +100,6 @@ class CallLog:
                 record["outputs"] = jsonable(outputs)
 
     def start_lm(self, call_id: str, instance: Any) -> None:
-        from dspy.utils.callback import ACTIVE_CALL_ID
-
         parent = ACTIVE_CALL_ID.get()  # the predictor whose adapter is calling this LM
         with self._lock:
             record = self._calls.get(parent or "")
@@ -123,8 +119,6 @@ class CallLog:
 
     def add_usage(self, usage: dict[str, Any] | None) -> None:
         """Tokens of the LM call running on this thread (DSPy reports them inside the call)."""
-        from dspy.utils.callback import ACTIVE_CALL_ID
-
         with self._lock:
             record = self._calls.get(self._lm_parent.get(ACTIVE_CALL_ID.get() or "", ""))
             if record is not None:
@@ -200,8 +194,6 @@ class _UsageTee:
 @contextlib.contextmanager
 def recording(log: CallLog) -> Iterator[CallLog]:
     """Record the calls made in this context (by relay-carrying predictors and LMs) into ``log``."""
-    import dspy
-
     token = _ACTIVE.set(log)
     try:
         with dspy.context(usage_tracker=_UsageTee(log, dspy.settings.usage_tracker)):

@@ -16,21 +16,22 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import pandas as pd
+import time
 
 from tribunal.eval.tracking.run_names import slug  # noqa: F401  (re-exported for dataset names)
-from tribunal.eval.tracking.secrets import redact
+from tribunal.secrets import redact
 
 DIGEST_TAG = "tribunal.digest"
 
 
 def _source(location: str | Path) -> Any:
-    from mlflow.data.dataset_source_registry import resolve_dataset_source
-    from mlflow.exceptions import MlflowException
+    from mlflow.data.dataset_source_registry import resolve_dataset_source  # heavy: mlflow, scipy
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, scipy
 
     try:
         return resolve_dataset_source(str(location))
     except MlflowException:  # not a path or URI MLflow knows: name the origin in a code source
-        from mlflow.data.code_dataset_source import CodeDatasetSource
+        from mlflow.data.code_dataset_source import CodeDatasetSource  # heavy: mlflow, scipy
 
         return CodeDatasetSource({"origin": str(location)})
 
@@ -40,8 +41,8 @@ def log_input(run: Any, name: str, digest: str, source: str | Path, table: pd.Da
     """Link the data slice ``name`` (hash ``digest``) to ``run``; a no-op without tracking."""
     if getattr(run, "run_id", None) is None:
         return
-    from mlflow.data.pandas_dataset import PandasDataset
-    from mlflow.entities import DatasetInput, InputTag
+    from mlflow.data.pandas_dataset import PandasDataset  # heavy: mlflow, scipy
+    from mlflow.entities import DatasetInput, InputTag  # heavy: mlflow, scipy
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # MLflow's hint about integer columns in the inferred schema
@@ -57,9 +58,7 @@ def _racing(write: Any, attempts: int = 4) -> Any:
     logging the same slice at once make the second insert fail. A moment later the dataset
     exists, and the same write links it.
     """
-    import time
-
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, scipy
 
     for attempt in range(attempts):
         try:
@@ -72,7 +71,7 @@ def _racing(write: Any, attempts: int = 4) -> Any:
 
 def use_store(run: Any) -> None:
     """Point MLflow's module-level API (GenAI datasets, prompts, assessments) at ``run``'s store and experiment."""
-    import mlflow
+    import mlflow  # heavy: mlflow, scipy
 
     mlflow.set_tracking_uri(run.client.tracking_uri)
     mlflow.set_experiment(experiment_id=run.experiment_id)
@@ -86,8 +85,8 @@ def evaluation_dataset(run: Any, name: str, digest: str, records: Sequence[Mappi
     """
     if getattr(run, "run_id", None) is None or not records:
         return None
-    from mlflow.exceptions import MlflowException
-    from mlflow.genai.datasets import create_dataset
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, scipy
+    from mlflow.genai.datasets import create_dataset  # heavy: mlflow, scipy
 
     use_store(run)
     full_name = f"{name}@{digest}"

@@ -20,6 +20,10 @@ from typing import Any
 import pandas as pd
 
 from tribunal.eval.tracking.traces import SpanNode, TraceWriter, call_node
+from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, item_assessments, log_agreement
+from tribunal.eval.tracking.datasets import evaluation_dataset, log_input
+from tribunal.eval.tracking.prompts import PromptRegistry
+from tribunal.eval.tracking.run_names import join_name, short_lm
 
 VERDICTS = ("same", "different")
 
@@ -39,8 +43,7 @@ def log_suite(run: Any, suite: Any, context: str = "audit") -> None:
     """The suite as the run's dataset input and as an evaluation dataset (both named with its hash)."""
     if getattr(run, "run_id", None) is None:
         return
-    from tribunal.eval.equiv.suite import default_suite_path
-    from tribunal.eval.tracking.datasets import evaluation_dataset, log_input
+    from tribunal.eval.equiv.suite import default_suite_path  # heavy: pulls in sklearn, scipy
 
     table = pd.DataFrame([{"pair": p.id, "kind": p.kind, "original": p.original.id, "perturbed": p.perturbed.id,
                            "expected": _verdict(p.expected_same)} for p in suite.pairs])
@@ -77,8 +80,6 @@ def pair_tree(label: str, pair: Any, judgment: Any, recorded: dict[str, Any] | N
 
 def audit_run_name(rules: Any, suite: Any) -> str:
     """``equiv audit | tfidf, llm-full | gpt-4o-mini | hypotheses x160``."""
-    from tribunal.eval.tracking.run_names import join_name, short_lm
-
     models = sorted({short_lm(r.lm_name) for r in rules if getattr(r, "lm_name", None)})
     return join_name("equiv audit", ", ".join(r.label for r in rules), ", ".join(models),
                      f"{suite.name} x{len(suite.pairs)}")
@@ -86,8 +87,6 @@ def audit_run_name(rules: Any, suite: Any) -> str:
 
 def rule_run_name(audit: Any) -> str:
     """``llm-full | gpt-4o-mini`` or ``tfidf >= 0.25``."""
-    from tribunal.eval.tracking.run_names import join_name, short_lm
-
     if "threshold" in audit.params:
         return f"{audit.label} >= {audit.params['threshold']}"
     return join_name(audit.label, short_lm(audit.params.get("lm")) if audit.params.get("lm") else None)
@@ -97,11 +96,8 @@ def log_rule_judgments(run: Any, audit: Any, suite: Any, trace_sample: float | N
     """Traces (first repeat) with assessments, and agreement with the expected verdicts, on a rule's run."""
     if getattr(run, "run_id", None) is None:
         return {}
-    from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, item_assessments, log_agreement
 
     if getattr(audit, "program", None) is not None:
-        from tribunal.eval.tracking.prompts import PromptRegistry
-
         PromptRegistry(run).signatures(audit.program)
     writer = TraceWriter(run, trace_sample)
     start, end = getattr(audit, "window", None) or (0.0, 0.0)

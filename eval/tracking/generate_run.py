@@ -10,6 +10,9 @@ from typing import Any
 
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.traces import SpanNode, TraceWriter, call_node
+from tribunal.eval.tracking.prompts import PromptRegistry
+from tribunal.eval.tracking.run_names import join_name, short_lm
+from tribunal.eval.tracking.run_signatures import EquivGenerateSignature
 
 
 def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings, out: Path,
@@ -19,12 +22,10 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
 
     ``progress(done, total)`` follows the (original, kind) perturbations.
     """
-    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
-    from tribunal.eval.tracking.equiv_run import log_suite
-    from tribunal.eval.tracking.prompts import PromptRegistry
-    from tribunal.eval.tracking.run_names import join_name, short_lm
-    from tribunal.eval.tracking.run_signatures import EquivGenerateSignature
-    from tribunal.programs.equiv_perturb import PerturbationGenerator
+    from tribunal.eval.equiv.checks import check_perturbation  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.tracking.equiv_run import log_suite  # heavy: pulls in pandas, pyarrow
+    from tribunal.programs.equiv_perturb import PerturbationGenerator  # heavy: pulls in dspy
 
     sig = str(EquivGenerateSignature(lm=lm_name, temp=temperature, attempts=attempts,
                                      data=f"{suite.name}@{suite.hash}"))
@@ -33,7 +34,7 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
     name = join_name("equiv generate", short_lm(lm_name), f"{suite.name} t={temperature}")
     with tracked_run(tracking, name, params, {"tribunal.command": "equiv generate"}, sig) as run:
         log_suite(run, suite, context="source")
-        PromptRegistry(run).signatures(PerturbationGenerator())
+        PromptRegistry(run).signatures(PerturbationGenerator(check=check_perturbation))
         result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts, progress=progress)
         write_pairs(result.kept, out)
         kept, rejected = Counter(p.kind for p in result.kept), Counter(r["kind"] for r in result.rejected)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tribunal.eval.tracking.traces import SpanNode, TraceWriter, call_node
+from tribunal.eval.tracking.run_names import join_name, short_lm
 
 STEP_NAMES = {"ProposeHypotheses": "propose", "ProposeHypothesis": "propose", "CritiqueHypothesis": "critic",
               "ReviseHypothesis": "reviser", "JudgeEngagement": "engagement judge"}
@@ -22,8 +23,6 @@ STEP_NAMES = {"ProposeHypotheses": "propose", "ProposeHypothesis": "propose", "C
 
 def workflow_run_name(instances: Sequence[Any], depths: Sequence[int], reruns: int, lm_public: dict) -> str:
     """``hyp run | depths 0,1,5 x5 | gpt-4o-mini | instance-id`` (``N instances`` for several)."""
-    from tribunal.eval.tracking.run_names import join_name, short_lm
-
     which = instances[0].id if len(instances) == 1 else f"{len(instances)} instances"
     return join_name("hyp run", f"depths {','.join(map(str, depths))} x{reruns}", short_lm(lm_public.get("model")),
                      which)

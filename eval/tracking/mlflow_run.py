@@ -22,7 +22,10 @@ from pydantic import BaseModel, ConfigDict
 
 from tribunal.errors import EnvironmentFailure
 from tribunal.eval.tracking.names import entity_key, run_name
-from tribunal.eval.tracking.secrets import redact, redact_text
+from tribunal.secrets import redact, redact_text
+from tribunal.errors import Interrupted
+from tribunal.eval.data.output_paths import writable_file
+from tribunal.eval.tracking.run_names import describe_run
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 _PARAM_LIMIT = 6000
@@ -79,7 +82,7 @@ class Run(NullRun):
         self.client, self.run_id, self.experiment_id = client, run_id, experiment_id
 
     def log_params(self, params: Mapping[str, Any]) -> None:
-        from mlflow.entities import Param
+        from mlflow.entities import Param  # heavy: mlflow, pandas
 
         unique = {entity_key(k): str(v)[:_PARAM_LIMIT] for k, v in redact(dict(params)).items() if v is not None}
         items = [Param(k, v) for k, v in unique.items()]
@@ -87,13 +90,13 @@ class Run(NullRun):
             self.client.log_batch(self.run_id, params=items[start:start + 100])
 
     def set_tags(self, tags: Mapping[str, Any]) -> None:
-        from mlflow.entities import RunTag
+        from mlflow.entities import RunTag  # heavy: mlflow, pandas
 
         unique = {entity_key(k): str(v) for k, v in redact(dict(tags)).items()}
         self.client.log_batch(self.run_id, tags=[RunTag(k, v) for k, v in unique.items()])
 
     def log_metrics(self, metrics: Mapping[str, float | None], step: int | None = None) -> None:
-        from mlflow.entities import Metric
+        from mlflow.entities import Metric  # heavy: mlflow, pandas
 
         now = int(time.time() * 1000)
         unique = {entity_key(k): float(v) for k, v in metrics.items() if v is not None and not math.isnan(float(v))}
@@ -136,8 +139,6 @@ def _open_run(client: Any, experiment_id: str, name: str, params: Mapping[str, A
     try:
         yield run
     except BaseException as err:
-        from tribunal.errors import Interrupted
-
         stopped = isinstance(err, (KeyboardInterrupt, Interrupted))
         client.set_terminated(run.run_id, "KILLED" if stopped else "FAILED")
         raise
@@ -185,8 +186,6 @@ def check_store(settings: TrackingSettings) -> None:
         return
     uri = settings.resolved_uri
     if uri.startswith("sqlite:///"):
-        from tribunal.eval.data.output_paths import writable_file
-
         database = Path(uri[len("sqlite:///"):])
         writable_file(database, "--tracking-uri")
         if database.is_file() and not os.access(database, os.W_OK):
@@ -201,7 +200,7 @@ def mlflow_client(settings: TrackingSettings) -> Any:
         logging.getLogger(noisy).setLevel(logging.WARNING)
     # It logs a database error with its traceback before raising it; the raised error is reported, once.
     logging.getLogger("mlflow.store.db.utils").setLevel(logging.CRITICAL)
-    from mlflow.tracking import MlflowClient
+    from mlflow.tracking import MlflowClient  # heavy: mlflow, pandas
 
     with store_errors(settings.resolved_uri):
         return MlflowClient(tracking_uri=settings.resolved_uri)
@@ -220,7 +219,7 @@ def experiment_id(client: Any, name: str) -> str:
     found = client.get_experiment_by_name(name)
     if found:
         return found.experiment_id
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
     root = artifact_root(client.tracking_uri)
     try:
@@ -258,6 +257,5 @@ def tracked_run(
                        started=started) as run:
             yield run
             if signature:  # the run page's description: key metrics first, then the signature
-                from tribunal.eval.tracking.run_names import describe_run
 
                 describe_run(client, run.run_id)

@@ -15,6 +15,9 @@ from typing import Any, Iterator
 
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.traces import TraceWriter
+from tribunal.eval.tracking.mt_traces import item_tree
+from tribunal.eval.tracking.prompts import PromptRegistry
+from tribunal.eval.tracking.run_names import mt_run_name
 
 DATA_CONTEXT = "evaluation"
 
@@ -23,7 +26,7 @@ def tuned_version(run: Any, config: Any) -> str | None:
     """``v3`` for a tuned export registered as version 3 of ``tribunal-<program>`` (its name says "tuned")."""
     if not config.program_sha256:
         return None
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
     try:
         versions = run.client.search_model_versions(f"name = 'tribunal-{config.program}'")
@@ -52,8 +55,7 @@ class MTRunTracker:
         """Link the data slice and the program's prompts to the run."""
         if self.run_id is None:
             return
-        from tribunal.eval.tracking.datasets import evaluation_dataset, log_input, mt_records, wmt23_slice_table
-        from tribunal.eval.tracking.prompts import PromptRegistry
+        from tribunal.eval.tracking.datasets import evaluation_dataset, log_input, mt_records, wmt23_slice_table  # heavy: pulls in pandas, pyarrow
 
         data = self.config.data.name if self.config.data else "data"
         tags = {"items": len(self.items.items), "cells": len(self.items.cells), "rated_only": self.config.rated_only,
@@ -73,12 +75,10 @@ class MTRunTracker:
 
     def landed(self, result: Any) -> None:
         """Write the trace of a finished item (sampled; unscored items always)."""
-        from tribunal.eval.tracking.mt_traces import item_tree
-
         if not self.traces.enabled or result.key not in self.items.items:
             return
         self.seen.add(result.key)
-        from tribunal.eval.tracking.assessments import item_assessments
+        from tribunal.eval.tracking.assessments import item_assessments  # heavy: pulls in pandas, pyarrow
 
         tree = item_tree(self.config.metric_name, self.items.items[result.key], result, self.languages,
                          self.cells[result.key])
@@ -102,8 +102,8 @@ class MTRunTracker:
         """Trace resumed items, wait for the traces, log agreement; the tracking counts and agreement metrics."""
         if self.run_id is None:
             return {}
-        from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
-        from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement
+        from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band  # heavy: pulls in pandas, pyarrow
+        from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement  # heavy: pulls in pandas, pyarrow
 
         for key, result in results.items():
             if key not in self.seen and result.trace:
@@ -127,8 +127,6 @@ class MTRunTracker:
 def open_mt_run(tracking: TrackingSettings, config: Any, items: Any, pair: Any, languages: dict[str, str],
                 signature: str, trace_sample: float | None = None) -> Iterator[MTRunTracker]:
     """Open the run (before any item is judged: its duration is the job's) and yield its tracker."""
-    from tribunal.eval.tracking.run_names import mt_run_name
-
     with tracked_run(tracking, "mt-evaluate", tags={"tribunal.command": "mt evaluate"}, signature=signature) as run:
         if run.run_id is not None:
             name = mt_run_name(config, len(items.items), tuned_version(run, config))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tribunal.eval.tracking.secrets import redact_text
+from tribunal.secrets import redact_text
 
 MAX_KEY_LENGTH = 250
 _NOT_ALLOWED = re.compile(r"[^/\w.\- :]")

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import json
 from typing import Any, Iterable, Mapping
+import importlib
+import pkgutil
 
 from tribunal.eval.tracking.signature import text_hash
+import tribunal.signatures as package
 
 SHA_TAG = "tribunal.sha"
 
@@ -29,7 +32,7 @@ def _placeholders(signature: Any) -> str:
 
 def response_format(signature: Any) -> dict[str, Any]:
     """The JSON schema of ``signature``'s output fields."""
-    from pydantic import create_model
+    from pydantic import create_model  # heavy: pydantic
 
     fields = {name: (info.annotation, ...) for name, info in signature.output_fields.items()}
     return create_model(f"{signature.__name__}Outputs", **fields).model_json_schema()
@@ -71,7 +74,7 @@ class PromptRegistry:
         self.enabled = getattr(run, "run_id", None) is not None
         self.linked: list[str] = []
         if self.enabled:
-            from tribunal.eval.tracking.datasets import use_store
+            from tribunal.eval.tracking.datasets import use_store  # heavy: pulls in pandas, pyarrow
 
             use_store(run)  # the registry links new prompts to the active experiment
 
@@ -82,7 +85,7 @@ class PromptRegistry:
             return None
         client = self.run.client
         sha = text_hash(json.dumps(template, sort_keys=True, ensure_ascii=False), 16)
-        from mlflow.exceptions import MlflowException
+        from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
         version = self._existing(name, sha)
         for attempt in (1, 2):
@@ -101,7 +104,7 @@ class PromptRegistry:
         return version
 
     def _existing(self, name: str, sha: str) -> Any:
-        from mlflow.exceptions import MlflowException
+        from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
         try:
             versions = self.run.client.search_prompt_versions(name)
@@ -134,12 +137,8 @@ class PromptRegistry:
 
 def signature_classes() -> list[Any]:
     """Every signature class defined in ``tribunal.signatures`` (its modules are imported here)."""
-    import importlib
-    import pkgutil
+    import dspy  # heavy: dspy, pydantic
 
-    import dspy
-
-    import tribunal.signatures as package
 
     found: dict[str, Any] = {}
     for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
@@ -164,7 +163,7 @@ def _base_signature(signature: Any) -> Any:
 
 def register_all_signatures(settings: Any) -> list[str]:
     """Every signature's instruction as a prompt version, in a run ``prompts`` that links them all."""
-    from tribunal.eval.tracking.mlflow_run import tracked_run
+    from tribunal.eval.tracking.mlflow_run import tracked_run  # heavy: pulls in pydantic
 
     with tracked_run(settings, "prompts | every signature instruction", tags={"tribunal.command": "prompts"}) as run:
         registry = PromptRegistry(run)

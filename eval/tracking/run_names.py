@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
 
 DESCRIPTION_TAG = "mlflow.note.content"
 
@@ -75,10 +76,20 @@ def description(title: str, signature: str | None, metrics: list[tuple[str, floa
     return "\n".join(lines).strip() + "\n"
 
 
+KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
+               "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
+               "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
+
+
+def key_metric_names(names: Any, limit: int | None = None) -> list[str]:
+    """``names`` ordered key metrics first (in :data:`KEY_METRICS` order), then alphabetically."""
+    present = set(names)
+    ordered = [k for k in KEY_METRICS if k in present] + sorted(present - set(KEY_METRICS))
+    return ordered[:limit] if limit else ordered
+
+
 def describe_run(client: Any, run_id: str, title: str | None = None) -> None:
     """Give a finished run a description (unless it has one): key metrics first, then its signature."""
-    from tribunal.eval.tracking.runs_view import key_metric_names
-
     run = client.get_run(run_id)
     tags = run.data.tags
     if DESCRIPTION_TAG in tags:
@@ -91,6 +102,4 @@ def describe_run(client: Any, run_id: str, title: str | None = None) -> None:
 
 def run_notes(params: Mapping[str, Any]) -> list[str]:
     """Notes every description of such a run carries: a run on the bundled 135M model says what it is worth."""
-    from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
-
     return [QUALITY_NOTICE[0].upper() + QUALITY_NOTICE[1:] + "."] if mentions_bundled(dict(params)) else []

@@ -13,14 +13,10 @@ import pandas as pd
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
+from tribunal.eval.tracking.run_names import KEY_METRICS, key_metric_names
 
 COST_METRICS = ("lm_calls", "lm_tokens", "wall_seconds")
 # What a user compares first, in this order (the rest follow alphabetically).
-KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
-               "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
-               "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
-
-
 @dataclass
 class RunComparison:
     runs: pd.DataFrame          # one row per run: id, name, experiment, status, signature
@@ -41,7 +37,7 @@ def _experiment_ids(client: Any, experiment: str | None) -> list[str]:
 def find_runs(settings: TrackingSettings, experiment: str | None = None, filter_string: str = "",
               max_results: int = 100) -> list[Any]:
     """Runs matching an MLflow filter string (e.g. ``params.strategy = 'consensus'``), newest first."""
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, scipy
 
     client = mlflow_client(settings)
     ids = _experiment_ids(client, experiment)
@@ -56,7 +52,7 @@ def find_runs(settings: TrackingSettings, experiment: str | None = None, filter_
 
 def runs_by_id(settings: TrackingSettings, run_ids: list[str]) -> list[Any]:
     """Fetch runs by id (a unique prefix of 8+ characters is not enough for MLflow: use full ids)."""
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, scipy
 
     client = mlflow_client(settings)
     runs = []
@@ -66,13 +62,6 @@ def runs_by_id(settings: TrackingSettings, run_ids: list[str]) -> list[Any]:
         except MlflowException:
             raise UserError(f"no run {run_id!r} in {settings.resolved_uri}") from None
     return runs
-
-
-def key_metric_names(names: Any, limit: int | None = None) -> list[str]:
-    """``names`` ordered key metrics first (in :data:`KEY_METRICS` order), then alphabetically."""
-    present = set(names)
-    ordered = [k for k in KEY_METRICS if k in present] + sorted(present - set(KEY_METRICS))
-    return ordered[:limit] if limit else ordered
 
 
 def _duration(run: Any) -> str:
@@ -147,10 +136,10 @@ def stepped_metrics(settings: TrackingSettings, runs: list[Any]) -> list[str]:
 
 def key_metrics_figure(comparison: RunComparison, limit: int = 6):
     """Bars of the key metrics every run has, one bar per run (values as logged); None if they share none."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: matplotlib
 
     shared = [m for m in comparison.metrics.dropna().index if m.split("/")[-1] not in COST_METRICS][:limit]
     if not shared:
@@ -168,10 +157,10 @@ def key_metrics_figure(comparison: RunComparison, limit: int = 6):
 
 def cost_quality_figure(comparison: RunComparison, quality: str, cost: str = "lm_calls"):
     """Scatter of cost against a quality metric, one labelled point per run."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: matplotlib
 
     figure, axis = plt.subplots(figsize=(6, 4))
     for label in comparison.metrics.columns:
@@ -188,10 +177,10 @@ def cost_quality_figure(comparison: RunComparison, quality: str, cost: str = "lm
 
 def metric_by_step_figure(settings: TrackingSettings, runs: list[Any], metric: str):
     """One curve per run of a metric logged per step (e.g. agreement by debate round)."""
-    import matplotlib
+    import matplotlib  # heavy: matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # heavy: matplotlib
 
     client = mlflow_client(settings)
     figure, axis = plt.subplots(figsize=(6, 4))

@@ -9,7 +9,7 @@ from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
 
 def store_summary(settings: TrackingSettings) -> dict[str, int]:
     """Counts for ``settings.experiment`` (0 everywhere when it does not exist yet)."""
-    import mlflow
+    import mlflow  # heavy: mlflow, pandas
 
     client = mlflow_client(settings)
     experiment = client.get_experiment_by_name(settings.experiment)

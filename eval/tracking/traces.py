@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from tribunal.eval.tracking.secrets import secret_values
+from tribunal.secrets import secret_values
 
 SAMPLE_ENV = "TRIBUNAL_TRACE_SAMPLE"
 # MLflow's exporter defaults (5 spans per write, every 5 s) make a SQLite commit per few spans and leave the
@@ -119,7 +119,7 @@ class TraceWriter:
         self.assessments = 0
         self._secrets = secret_values()
         if self.enabled:
-            import mlflow
+            import mlflow  # heavy: mlflow, pandas
 
             for name, value in _EXPORT_SETTINGS.items():
                 os.environ.setdefault(name, value)
@@ -139,7 +139,7 @@ class TraceWriter:
         if not (always or sampled(key, self.rate)):
             self.skipped += 1
             return None
-        import mlflow
+        import mlflow  # heavy: mlflow, pandas
 
         span = mlflow.start_span_no_context(
             root.name, span_type=root.span_type, inputs=_masked(root.inputs, self._secrets), attributes=_masked(root.attributes, self._secrets),
@@ -155,7 +155,7 @@ class TraceWriter:
         return span.trace_id
 
     def _write_child(self, node: SpanNode, parent: Any) -> None:
-        import mlflow
+        import mlflow  # heavy: mlflow, pandas
 
         span = mlflow.start_span_no_context(node.name, span_type=node.span_type, parent_span=parent,
                                             inputs=_masked(node.inputs, self._secrets), attributes=_masked(node.attributes, self._secrets),
@@ -172,7 +172,7 @@ class TraceWriter:
     def close(self) -> dict[str, float]:
         """Wait until every trace is stored; the counts, for the run's metrics."""
         if self.enabled:
-            import mlflow
+            import mlflow  # heavy: mlflow, pandas
 
             mlflow.flush_trace_async_logging()
         return {"traces": float(self.written), "traces_sampled_out": float(self.skipped),
@@ -181,7 +181,7 @@ class TraceWriter:
 
 def _attach(trace_id: str, assessments: list[Any]) -> None:
     """Add assessments to a trace still being built (MLflow's own path for the active trace)."""
-    from mlflow.tracing.trace_manager import InMemoryTraceManager
+    from mlflow.tracing.trace_manager import InMemoryTraceManager  # heavy: mlflow, pandas
 
     with InMemoryTraceManager.get_instance().get_trace(trace_id) as trace:
         for assessment in assessments:

@@ -23,12 +23,13 @@ from dspy.adapters.json_adapter import JSONAdapter
 from dspy.adapters.utils import apply_output_field_defaults
 from dspy.utils.exceptions import AdapterParseError
 from pydantic import TypeAdapter, ValidationError
+import dspy
 
 from tribunal.programs.answers.coerce import coerce, structured, without_format_hint
 from tribunal.programs.answers.fields import answer_fields
 from tribunal.programs.answers.provider_calls import last_seen
 from tribunal.programs.answers.reask import current_feedback, feedback_turns
-from tribunal.programs.answers.unusable import validation_problem
+from tribunal.programs.answers.unusable import InvalidValue, validation_problem
 from tribunal.programs.dspy_speedups import FieldStructures, field_text
 
 AnswerFormat = Literal["chat", "json"]
@@ -59,10 +60,6 @@ def _bare_value(signature: Any, completion: str) -> dict:
     (name, field), = outputs.items()
     bare = _scalar(field.annotation) and completion.strip() and isinstance(structured(completion), str)
     return {name: completion} if bare else {}  # a JSON object with other keys is not a bare value
-
-
-class InvalidValue(AdapterParseError):
-    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
 
 
 class CutAnswer(AdapterParseError):
@@ -191,8 +188,6 @@ def tolerant_adapter(current: Any = None, answer_format: AnswerFormat | None = N
 @contextlib.contextmanager
 def tolerant_answers(answer_format: AnswerFormat | None = None) -> Iterator[None]:
     """Predictor calls inside read their answers with the tolerant adapter."""
-    import dspy
-
     adapter = tolerant_adapter(dspy.settings.adapter, answer_format)
     if adapter is dspy.settings.adapter:
         yield

@@ -15,6 +15,9 @@ import contextlib
 import contextvars
 from dataclasses import dataclass
 from typing import Any, Iterator
+from dspy.clients.legacy_outputs import value
+
+from tribunal.programs.response_cache import evict
 
 _SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("tribunal_seen_calls", default=None)
 
@@ -30,8 +33,6 @@ class SeenCall:
     @property
     def finish_reason(self) -> str | None:
         """``"stop"``, ``"length"``, ``"content_filter"``, ... as the provider reported it (None if unknown)."""
-        from dspy.clients.legacy_outputs import value
-
         responses = getattr(self.result, "responses", ()) or ()
         if responses:
             return getattr(responses[0], "finish_reason", None)
@@ -51,8 +52,6 @@ class SeenCall:
 
     def evict(self) -> None:
         """Make DSPy's response cache (memory and disk) miss this call's answer from now on, if it was cached."""
-        from tribunal.programs.response_cache import evict
-
         evict(self.lm, self.call)
 
 

@@ -32,9 +32,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from pydantic import ValidationError
+from dspy.utils.exceptions import AdapterParseError
+import dspy
 
 from tribunal.programs.answers.provider_calls import SeenCall, watching
-from tribunal.programs.answers.unusable import FINAL, TruncatedAnswer, UnusableAnswer, is_refusal, one_line
+from tribunal.programs.answers.unusable import (FINAL, InvalidValue, TruncatedAnswer, UnusableAnswer, is_refusal,
+                                               one_line)
 
 DEFAULT_REASKS = 2
 MAX_REASKS = 10
@@ -131,8 +134,6 @@ def _problem(signature: Any, out: Any, err: Exception | None, seen: list[SeenCal
     if err is not None:
         if (last is not None and last.finish_reason == "content_filter") or is_refusal(signature, answer):
             return Problem("refusal", "it gave none of the fields asked for", answer)
-        from tribunal.programs.answers.adapter import InvalidValue
-
         lines = [line for line in str(err).splitlines() if line.strip()]
         kind = "invalid" if isinstance(err, InvalidValue) else "unparseable"
         return Problem(kind, lines[0] if lines else "it could not be read", answer)
@@ -170,9 +171,6 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
     ``check(prediction)`` may raise :class:`~.unusable.UnusableAnswer` (or a pydantic error) for an
     answer that parsed but cannot be used; ``role`` names the caller in the message.
     """
-    import dspy
-    from dspy.utils.exceptions import AdapterParseError
-
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
     limit, base = reasks_of(lm), dict(config or {})
     feedback: Feedback | None = None

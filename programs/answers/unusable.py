@@ -16,10 +16,18 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args, get_origin
 
+from dspy.utils.exceptions import AdapterParseError
 from pydantic import BaseModel, ValidationError
+
+from tribunal.programs.answers.coerce import structured
+from tribunal.programs.answers.fields import answer_fields
 
 Kind = Literal["refusal", "unparseable", "invalid", "truncated"]
 KINDS: tuple[str, ...] = get_args(Kind)
+
+
+class InvalidValue(AdapterParseError):
+    """A field was found but its value fails its type or constraints (the re-ask rule's ``invalid`` kind)."""
 
 
 class UnusableAnswer(ValueError):
@@ -67,9 +75,6 @@ FINAL = {"refusal": RefusedAnswer, "unparseable": UnreadableAnswer, "invalid": U
 
 def is_refusal(signature: Any, completion: str | None) -> bool:
     """No output field in any layout and no JSON value in the text: the model answered something else."""
-    from tribunal.programs.answers.coerce import structured
-    from tribunal.programs.answers.fields import answer_fields
-
     text = (completion or "").strip()
     if not text or text == "None":
         return True

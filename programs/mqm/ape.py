@@ -9,7 +9,7 @@
 
 Calls per item: 1 + 2 per error found (a clean translation costs 1). The post-edit and check of
 different errors are independent: under a runner's scheduler they run side by side
-(:func:`~tribunal.programs.mqm.scheduling.fan_out`); errors keep the evaluator's order either way.
+(:func:`~tribunal.core.scheduling.fan_out`); errors keep the evaluator's order either way.
 
 A post-editor or verifier that stays unusable after its re-asks falls back to what the method is
 without its filter (:data:`FALLBACK`): that error is kept as the evaluator annotated it (GEMBA-MQM's
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Fallback, stand_in
 from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.programs.mqm.scheduling import fan_out
+from tribunal.core.scheduling import fan_out
 from tribunal.programs.mqm.scoring import ape_mqm_score
 from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.errors import GembaError

@@ -4,7 +4,7 @@ GEMBA-MQM and MQM-APE's evaluator show GEMBA's three demos (one clean segment, e
 scheme), GEMBA-ESA's span step the same segments in ESA's two severities; all from the TED MQM
 annotations (:mod:`tribunal.programs.mqm.demos`), never from WMT23. ESA's score step, APE's
 post-editor and verifier, and EAPrompt are zero-shot, as in their papers. M-MAD's per-dimension
-pools are separate (:data:`~tribunal.programs.mqm.demos.MMAD_DEMOS`). Each judge's registry entry
+pools are separate (:data:`~tribunal.programs.mqm.fixed_demos.MMAD_DEMOS`). Each judge's registry entry
 (:mod:`tribunal.core.judges`) names its plan.
 """
 

@@ -18,7 +18,7 @@ import dspy
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
 from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.programs.mqm.scheduling import calls_ahead
+from tribunal.core.scheduling import calls_ahead
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.debater import DebateTurn
 

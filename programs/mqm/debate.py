@@ -1,7 +1,8 @@
 """Stage 2 of M-MAD: what a debate over one dimension gets and returns, and the strategy registry.
 
 A strategy is a ``dspy.Module`` holding its own predictors; it receives a :class:`DebateCase`
-and returns a :class:`DebateOutcome`. Register new ones with :func:`register_strategy`.
+and returns a :class:`DebateOutcome`. Register new ones with :func:`register_strategy`;
+:mod:`tribunal.programs.mqm.debate_strategies` loads the built-in ones and makes a strategy by name.
 """
 
 from __future__ import annotations
@@ -75,31 +76,14 @@ class DebateOutcome:
     decided_by: str
 
 
-_STRATEGIES: dict[str, Callable[..., Any]] = {}
+STRATEGIES: dict[str, Callable[..., Any]] = {}
 
 
 def register_strategy(name: str) -> Callable[[type], type]:
     """Class decorator: make a debate strategy selectable by ``name``."""
 
     def add(cls: type) -> type:
-        _STRATEGIES[name] = cls
+        STRATEGIES[name] = cls
         return cls
 
     return add
-
-
-def strategy_names() -> list[str]:
-    _load_builtin()
-    return sorted(_STRATEGIES)
-
-
-def make_strategy(name: str, **kwargs: Any) -> Any:
-    """An instance of the strategy ``name``; a clear error for an unknown name."""
-    _load_builtin()
-    if name not in _STRATEGIES:
-        raise ValueError(f"unknown debate strategy {name!r}; choose one of {', '.join(sorted(_STRATEGIES))}")
-    return _STRATEGIES[name](**kwargs)
-
-
-def _load_builtin() -> None:
-    from tribunal.programs.mqm import consensus, deliberation, review  # noqa: F401  (they register)

@@ -2,7 +2,7 @@
 
 Per dimension, a pool holds short segments rated by one rater: one with no error at all and others
 with errors of that dimension, converted to the dimension's typed errors. M-MAD's demos follow its
-``demo_rule`` (:func:`mmad_demos`): ``fixed`` is the paper preset's rule
+``demo_rule`` (:func:`~tribunal.programs.mqm.fixed_demos.mmad_demos`): ``fixed`` is the paper preset's rule
 (:mod:`tribunal.programs.mqm.fixed_demos`), ``seeded`` a seeded random choice. Either way a run's
 demos are reproducible; optimizers may replace them.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any, Iterable, Protocol, get_args
+from typing import Iterable, Protocol, get_args
 
 import dspy
 
-from tribunal.eval.data.mqm_tsv import AnnotatedSegment, MQMRow, annotated_segments, read_mqm_tsv
-from tribunal.programs.mqm.presets import DEFAULT_DEMOS
+from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
 from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS
@@ -103,22 +103,6 @@ def dimension_demos(root: str | Path, lp: str, per_dimension: int, seed: int = 0
     return demos
 
 
-def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, list[dspy.Example]]:
-    """``{predictor name: demos}`` for an M-MAD program built from ``config`` (an ``MMADConfig``).
-
-    ``fixed`` (paper preset): ``count`` demos per stage-1 agent, the coupled agent of the stage-1
-    ablation included; ``seeded`` (lean preset): ``count`` per dimension agent, none without stage 1.
-    """
-    if count <= 0:
-        return {}
-    coupled = "stage1" in config.ablate
-    if config.demo_rule == "fixed":
-        from tribunal.programs.mqm.fixed_demos import fixed_demos
-
-        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline")
-    return {} if coupled else dimension_demos(root, lp, count)
-
-
 def gemba_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:
     """GEMBA-MQM's fixed demos: ``count`` segments (one clean), errors in GEMBA's scheme."""
     pool_lp, segments = load_segments(root, lp)
@@ -156,18 +140,3 @@ def esa_errors(rows: Iterable[HumanAnnotation]) -> list[ESAError]:
 def esa_demos(root: str | Path, lp: str, count: int = 3, seed: int = 0) -> list[dspy.Example]:
     """GEMBA-ESA's fixed demos: GEMBA-MQM's segments, with errors in ESA's two severities."""
     return [demo.copy(errors=[as_esa(e) for e in demo.errors]) for demo in gemba_demos(root, lp, count, seed)]
-
-
-class MMADDemoPlan:
-    """M-MAD's default demos (its registry entry's plan): ``--demos`` per stage-1 agent, else the preset's."""
-
-    def count(self, settings: Any, requested: int | None = None) -> int:
-        """Demos per agent: ``requested`` (``--demos``), else the preset's default (4 paper, 2 lean)."""
-        return DEFAULT_DEMOS[settings.demo_rule] if requested is None else requested
-
-    def build(self, settings: Any, root: Any, lp: str, count: int) -> dict[str, list[dspy.Example]]:
-        """``{predictor: demos}`` (:func:`mmad_demos`); ``root()`` is asked for only when a demo is needed."""
-        return mmad_demos(settings, root(), lp, count) if count else {}
-
-
-MMAD_DEMOS = MMADDemoPlan()

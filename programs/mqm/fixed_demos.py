@@ -42,12 +42,15 @@ import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import dspy
 
-from tribunal.eval.data.mqm_tsv import AnnotatedSegment, annotated_segments, read_mqm_tsv
-from tribunal.programs.mqm.demos import MAX_CHARS, TED_FILES, _languages, dimension_errors, ted_file_for
+from tribunal.core.mqm_annotation import AnnotatedSegment
+from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.programs.mqm.demos import (MAX_CHARS, TED_FILES, _languages, dimension_demos, dimension_errors,
+                                         ted_file_for)
+from tribunal.programs.mqm.presets import DEFAULT_DEMOS
 from tribunal.signatures.mqm.dimensions import ASSESSORS
 from tribunal.signatures.mqm.errors import DIMENSIONS, GUIDED_ERRORS, NON_TRANSLATION, DimensionError, tag
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
@@ -192,3 +195,32 @@ def fixed_demos(root: str | Path, lp: str, count: int, coupled: bool = False,
         if nt is not None:
             demos[agent].append(_example(pool.pair, source, translation, [nt], not guided))
     return demos
+
+
+def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, list[dspy.Example]]:
+    """``{predictor name: demos}`` for an M-MAD program built from ``config`` (an ``MMADConfig``).
+
+    ``fixed`` (paper preset): ``count`` demos per stage-1 agent, the coupled agent of the stage-1
+    ablation included; ``seeded`` (lean preset): ``count`` per dimension agent, none without stage 1.
+    """
+    if count <= 0:
+        return {}
+    coupled = "stage1" in config.ablate
+    if config.demo_rule == "fixed":
+        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline")
+    return {} if coupled else dimension_demos(root, lp, count)
+
+
+class MMADDemoPlan:
+    """M-MAD's default demos (its registry entry's plan): ``--demos`` per stage-1 agent, else the preset's."""
+
+    def count(self, settings: Any, requested: int | None = None) -> int:
+        """Demos per agent: ``requested`` (``--demos``), else the preset's default (4 paper, 2 lean)."""
+        return DEFAULT_DEMOS[settings.demo_rule] if requested is None else requested
+
+    def build(self, settings: Any, root: Any, lp: str, count: int) -> dict[str, list[dspy.Example]]:
+        """``{predictor: demos}`` (:func:`mmad_demos`); ``root()`` is asked for only when a demo is needed."""
+        return mmad_demos(settings, root(), lp, count) if count else {}
+
+
+MMAD_DEMOS = MMADDemoPlan()

@@ -17,7 +17,7 @@ import dspy
 
 from tribunal.programs.mqm.debate import DEBATERS, STAGE, DebateCase
 from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.programs.mqm.scheduling import fan_out
+from tribunal.core.scheduling import fan_out
 from tribunal.signatures.mqm.errors import DIMENSIONS, NON_TRANSLATION, DimensionError, tag
 from tribunal.signatures.mqm.reexamination import REEXAMINATIONS
 

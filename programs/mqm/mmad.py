@@ -23,7 +23,7 @@ stage-1 agent has no fallback: without its annotation there is nothing of the me
 
 The four stage-1 agents are independent, and so are the debates of different dimensions: under a
 runner's scheduler with an executor each group runs concurrently
-(:func:`tribunal.programs.mqm.scheduling.fan_out`); results and transcript keep ``DIMENSIONS``
+(:func:`tribunal.core.scheduling.fan_out`); results and transcript keep ``DIMENSIONS``
 order either way, and without a scheduler the calls run one after another, as listed.
 """
 
@@ -37,12 +37,13 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
-from tribunal.programs.mqm.debate import DebateCase, DebateOutcome, make_strategy
+from tribunal.programs.mqm.debate import DebateCase, DebateOutcome
+from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset
 from tribunal.programs.mqm.roles import RoleLMs, about, invoke
-from tribunal.programs.mqm.scheduling import fan_out
+from tribunal.core.scheduling import fan_out
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.coupled import CoupledAssessment

@@ -7,6 +7,12 @@ from typing import Any, Callable, Iterator
 
 from tribunal.core.judges import JUDGES
 from tribunal.programs.mqm.roles import RoleLMs
+from tribunal.programs.mqm.ape import MQMAPEJudge
+from tribunal.programs.mqm.eaprompt import EAPromptJudge
+from tribunal.programs.mqm.esa import GembaESAJudge
+from tribunal.programs.mqm.gemba import GembaMQMJudge
+from tribunal.programs.mqm.mmad import MMAD
+from tribunal.programs.mqm.segment_inputs import with_segment_inputs
 
 
 class _MTPrograms(Mapping):
@@ -32,8 +38,6 @@ def build_program(name: str, config: Any = None, lms: RoleLMs | None = None, inp
     """The program ``name`` with its settings ``config`` (an ``MMADConfig``, ``ESAConfig`` or ``APEConfig``;
     None: the defaults; the other programs take none); ``inputs`` (a ``SegmentInputs``) adds the
     reference and context inputs it asks for."""
-    from tribunal.programs.mqm.segment_inputs import with_segment_inputs
-
     if name not in PROGRAMS:
         raise ValueError(f"unknown program {name!r}; choose one of {', '.join(PROGRAMS)}")
     return with_segment_inputs(PROGRAMS[name](config, lms), inputs)

@@ -12,9 +12,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from typing import Any, Mapping
+import dspy
 
 from tribunal.core.judges import JUDGES
 from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
+from tribunal.core.scheduling import call_slot
+from tribunal.programs.answers import ask, tolerant_answers
+from tribunal.programs.mqm.sampling import rollout_config
+from tribunal.programs.mqm.segment_inputs import given_to
 
 # Each judge declares its roles and their groups in its registry entry (tribunal.core.judges).
 ROLE_GROUPS: dict[str, str] = JUDGES.role_groups()
@@ -63,21 +68,14 @@ class RoleLMs:
 def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None, **inputs: Any) -> Any:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
-    Under a runner's scheduler (:mod:`tribunal.programs.mqm.scheduling`) the call holds a call slot.
+    Under a runner's scheduler (:mod:`tribunal.core.scheduling`) the call holds a call slot.
     The item's reference and context go along where the predictor takes them
     (:mod:`tribunal.programs.mqm.segment_inputs`), and a sample's rollout id inside an ensemble
     (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
     one is re-asked (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
     """
-    from tribunal.programs.answers import ask, tolerant_answers
-    from tribunal.programs.mqm.sampling import rollout_config
-    from tribunal.programs.mqm.scheduling import call_slot
-    from tribunal.programs.mqm.segment_inputs import given_to
-
     token = _CALL.set((stage, role))
     try:
-        import dspy
-
         lm = lms.for_role(role) if lms else None
         with call_slot(stage), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())

@@ -1,6 +1,6 @@
 """MQM scores from error lists (pure functions). Scores are negative penalties: 0 is perfect.
 
-WMT weights (Freitag et al., 2021; the rule itself: :mod:`tribunal.programs.mqm.wmt_weights`): major 5,
+WMT weights (Freitag et al., 2021; the rule itself: :mod:`tribunal.core.wmt_weights`): major 5,
 minor 1, minor fluency/punctuation 0.1, non-translation 25. GEMBA-MQM keeps its own scheme: critical 25, major 5, minor 1, counting only
 the first 5 errors and capping the penalty at 25.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from tribunal.programs.mqm.wmt_weights import wmt_weight as weight_of
+from tribunal.core.wmt_weights import wmt_weight as weight_of
 from tribunal.signatures.mqm.errors import DimensionError, GembaError
 
 GEMBA_WEIGHTS = {"critical": 25.0, "major": 5.0, "minor": 1.0}  # GEMBA-MQM's own scheme (not the WMT rule)
@@ -18,7 +18,7 @@ GEMBA_CAP = 25.0
 
 
 def wmt_weight(error: DimensionError) -> float:
-    """The WMT MQM weight of one error (:func:`tribunal.programs.mqm.wmt_weights.wmt_weight` of its
+    """The WMT MQM weight of one error (:func:`tribunal.core.wmt_weights.wmt_weight` of its
     ``dimension/subcategory`` and severity)."""
     return weight_of(f"{error.dimension}/{error.subcategory}", error.severity)
 

@@ -64,7 +64,7 @@ def export(tmp_path):
     """A sealed export of M-MAD without stage 3, one demo set on its judge."""
     import dspy
 
-    from tribunal.optimizers.export import export_document, write_export
+    from tribunal.eval.data.program_export import export_document, write_export
     from tribunal.optimizers.program_settings import build_configured
 
     config = {"ablate": ["stage2"], "rounds": 2}

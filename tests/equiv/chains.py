@@ -1,6 +1,6 @@
 """Hand-made causal chains for the chain-rule tests: one original and its variants."""
 
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.core.hypothesis import Hypothesis, Step
 
 
 def chain(hid: str, *steps: str) -> Hypothesis:

@@ -6,7 +6,7 @@ import pytest
 
 from tribunal.eval.equiv.audit import kind_shares, order_flip_rate, repeat_consistency
 from tribunal.eval.equiv.audit_job import run_audit
-from tribunal.eval.equiv.rules.base import Judgment, Vote
+from tribunal.core.judgment import Judgment, Vote
 from tribunal.eval.equiv.rules.tfidf import TfidfRule
 from tribunal.eval.equiv.suite import Suite, load_suite
 from tribunal.eval.equiv.sweep import threshold_sweep

@@ -33,7 +33,7 @@ class Peer:
         self.verdicts = verdicts
 
     def judge_pairs(self, pairs, repeat=0):
-        from tribunal.eval.equiv.rules.base import Judgment
+        from tribunal.core.judgment import Judgment
 
         return [Judgment(same=v) for v in self.verdicts[:len(pairs)]]
 

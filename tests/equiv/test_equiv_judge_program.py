@@ -3,7 +3,7 @@
 import dspy
 import pytest
 
-from tribunal.eval.equiv.rules.base import Vote
+from tribunal.core.judgment import Vote
 from tribunal.eval.equiv.rules.llm import LLMJudgeRule
 from tribunal.eval.equiv.suite import load_suite
 from tribunal.programs.equiv_judge import EquivalenceJudge, majority

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from tribunal.eval.equiv.checks import check_perturbation
 from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs
 from tribunal.eval.equiv.suite import Suite, load_suite
 from tribunal.programs.equiv_perturb import PerturbationGenerator
@@ -30,7 +31,7 @@ def test_valid_first_step_swap_is_kept_and_temperature_is_0_3(scripted, small_su
     import dspy
 
     with dspy.context(lm=lm):
-        out = PerturbationGenerator()(hypothesis=small_suite.pairs[0].original, kind="first-step-swapped")
+        out = PerturbationGenerator(check=check_perturbation)(hypothesis=small_suite.pairs[0].original, kind="first-step-swapped")
     assert out.perturbed is not None and out.problems == []
     assert out.perturbed.steps[0].entity == "renal artery stenosis"
     assert lm.history[-1]["kwargs"]["temperature"] == 0.3

@@ -4,7 +4,8 @@ import pytest
 
 from tests.equiv.chains import chain
 from tribunal.eval.equiv import defaults
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule
 from tribunal.eval.equiv.rules.cascade import CascadeRule
 from tribunal.eval.equiv.rules.chain import ChainRule
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tribunal.eval.equiv.checks import PERTURBATION_KINDS, check_perturbation
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
+from tribunal.core.hypothesis import Hypothesis, Step
 from tribunal.eval.equiv.suite import default_suite_path, load_suite
 
 

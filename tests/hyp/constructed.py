@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment
-from tribunal.eval.hyp.records import Delivered, RunRecord, chain_hypothesis
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule
+from tribunal.core.hyp_records import Delivered, RunRecord, chain_hypothesis
 
 
 def chain(first: str) -> list[str]:

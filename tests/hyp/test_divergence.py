@@ -10,7 +10,7 @@ from tests.hyp.constructed import FirstStepRule, depth_split_runs, run, store
 from tribunal.eval.hyp.clustering import count_clusters
 from tribunal.eval.hyp.divergence import divergence_matrix, extra_divergence, lineage_pairs, pair_key, slot_pairs
 from tribunal.eval.hyp.divergence_job import DivergenceSettings, run_divergence
-from tribunal.eval.hyp.records import RunRecord
+from tribunal.core.hyp_records import RunRecord
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 OFF = TrackingSettings(enabled=False)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tribunal.eval.hyp.divergence import extra_divergence
-from tribunal.eval.hyp.joint_permutation import instance_averaged_test
-from tribunal.eval.hyp.permutation import SplitNull, as_fraction, balanced_splits, exact_split_test, split_null
+from tribunal.eval.hyp.joint_permutation import exact_split_test, instance_averaged_test
+from tribunal.eval.hyp.permutation import SplitNull, as_fraction, balanced_splits, split_null
 
 
 def _matrix(entries, n):

@@ -160,7 +160,7 @@ def test_spark_udf_runs_the_model(tuned, key):
 def test_the_equivalence_judge_is_a_model_too(tmp_path, empty_sqlite_store, key):
     from tribunal.eval.equiv.rules.llm import LLMJudgeRule
     from tribunal.eval.equiv.suite import load_suite
-    from tribunal.optimizers.export import load_program
+    from tribunal.optimizers.program_loader import load_program
     from tribunal.programs.lm import LMSettings, build_lm
 
     shutil.copyfile(empty_sqlite_store, tmp_path / "mlflow.db")

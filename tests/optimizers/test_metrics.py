@@ -7,7 +7,7 @@ import inspect
 import dspy
 import pytest
 
-from tribunal.eval.equiv.rules.base import Judgment
+from tribunal.core.judgment import Judgment
 from tribunal.optimizers.equiv_metric import EXPECTED_VERDICT, EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
 

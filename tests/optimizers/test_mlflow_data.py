@@ -7,7 +7,7 @@ import pytest
 from mlflow.entities import AssessmentSource
 
 from tribunal.errors import UserError
-from tribunal.eval.tracking import trace_labels as tl
+from tribunal.optimizers import trace_labels as tl
 from tribunal.optimizers.mlflow_data import OTHER_KIND, TEST_DATA
 from tribunal.optimizers.training_data import check_disjoint, load_training_data
 

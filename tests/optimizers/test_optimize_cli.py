@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.optimizers.export import load_program, read_export
+from tribunal.eval.data.program_export import read_export
+from tribunal.optimizers.program_loader import load_program
 
 KEY = "sk-planted-optimize-0123456789abcdef"
 

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from tests.optimizers.mqm_task import DemoGatedEngine
 from tribunal.cli import app
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
-from tribunal.optimizers.export import load_program, read_export
+from tribunal.eval.data.program_export import read_export
+from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
 from tribunal.programs.mqm.scoring import esa_from_mqm
 from tribunal.signatures.mqm.esa_spans import ESAError

@@ -8,11 +8,11 @@ import pytest
 from tribunal.programs.answers import RefusedAnswer, UnusableAnswer
 
 from tests.support.mqm_fakes import ScriptedEngine
-from tribunal.eval.mt.items import JudgeItem
+from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.mt.judging import judge_item
 from tribunal.programs.mqm.ape import APEConfig, MQMAPEJudge
 from tribunal.programs.mqm.roles import RoleLMs
-from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, scheduled
+from tribunal.core.scheduling import CallSlots, Scheduler, scheduled
 
 SOURCE, TRANSLATION = "The black cat sat on the mat.", "Die Katze sass auf der Matte ."
 CRITICAL = {"span": "Matte", "category": "accuracy", "subcategory": "mistranslation", "severity": "critical"}

@@ -6,7 +6,7 @@ import dspy
 import pytest
 
 from tests.support.mqm_fakes import ScriptedEngine
-from tribunal.eval.mt.items import JudgeItem
+from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.mt.judging import judge_item
 from tribunal.programs.mqm.esa import ESAConfig, GembaESAJudge
 from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer

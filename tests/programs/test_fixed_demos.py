@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tribunal.programs.mqm.demos import mmad_demos
+from tribunal.programs.mqm.fixed_demos import mmad_demos
 from tribunal.programs.mqm.fixed_demos import fixed_demos, mix_for
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.signatures.mqm.errors import DIMENSIONS, AccuracyError, GuidedStyleError

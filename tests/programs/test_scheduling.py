@@ -14,7 +14,7 @@ import pytest
 from tests.support.mqm_fakes import ScriptedEngine
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
 from tribunal.programs.mqm.roles import RoleLMs
-from tribunal.programs.mqm.scheduling import CallSlots, Scheduler, call_slot, fan_out, scheduled
+from tribunal.core.scheduling import CallSlots, Scheduler, call_slot, fan_out, scheduled
 from tribunal.signatures.mqm.errors import DIMENSIONS
 
 from tests.support.waiting import wait_for
@@ -187,7 +187,7 @@ def test_paper_debaters_speak_at_once_under_a_scheduler():
 
 
 def test_admission_waits_behind_the_first_calls_of_started_items_and_ahead_of_their_later_stages():
-    from tribunal.programs.mqm.scheduling import CALLS_AHEAD, Ticket, admission_priority, call_priority
+    from tribunal.core.scheduling import CALLS_AHEAD, Ticket, admission_priority, call_priority
 
     slots = CallSlots(1)
     slots.acquire(priority=0)
@@ -221,7 +221,7 @@ def test_admission_waits_behind_the_first_calls_of_started_items_and_ahead_of_th
 
 
 def test_an_unused_ticket_is_given_back_when_the_item_ends():
-    from tribunal.programs.mqm.scheduling import Ticket
+    from tribunal.core.scheduling import Ticket
 
     slots = CallSlots(1)
     slots.acquire()
@@ -253,7 +253,7 @@ def test_waiting_calls_are_served_deepest_remaining_chain_first_then_oldest_item
 
 
 def test_chain_priority_orders_by_calls_ahead_then_by_item():
-    from tribunal.programs.mqm.scheduling import CALLS_AHEAD, call_priority
+    from tribunal.core.scheduling import CALLS_AHEAD, call_priority
 
     assert call_priority(10**6, CALLS_AHEAD["stage1"]) < call_priority(0, CALLS_AHEAD["stage2"])
     assert call_priority(1, CALLS_AHEAD["stage2"]) < call_priority(2, CALLS_AHEAD["stage2"])
@@ -261,7 +261,7 @@ def test_chain_priority_orders_by_calls_ahead_then_by_item():
 
 
 def test_a_debate_round_with_more_rounds_after_it_goes_first():
-    from tribunal.programs.mqm.scheduling import calls_ahead
+    from tribunal.core.scheduling import calls_ahead
 
     slots = CallSlots(1)
     slots.acquire(priority=0)

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
-from tribunal.optimizers.identity import program_identity
+from tribunal.eval.data.program_identity import program_identity
 from tribunal.programs.mqm.registry import PROGRAMS, build_program
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 from tribunal.signatures.mqm.consensus import ConsensusCheck

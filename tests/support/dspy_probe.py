@@ -77,7 +77,7 @@ def _judge(judge_api_base: str) -> dict[str, Any]:
     """Build a GEMBA-ESA judge on tribunal's LM at ``judge_api_base`` and judge one item."""
     from tribunal.eval.mt.items import JudgeItem
     from tribunal.eval.mt.judging import judge_item
-    from tribunal.eval.mt.meter import attach_relay
+    from tribunal.runner.meter import attach_relay
     from tribunal.programs.lm import LMSettings, build_lm
     from tribunal.programs.mqm.esa import GembaESAJudge
     from tribunal.programs.mqm.roles import RoleLMs

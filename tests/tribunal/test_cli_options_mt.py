@@ -93,7 +93,7 @@ def test_trace_sample_cache_routing_and_processes(tmp_path, capsys, monkeypatch,
     paid = run_cli(capsys, *base, "--api-base", api_base, "--no-cache", "--out", tmp_path / "c", "--no-track")
     assert "4 answered by the provider, 0 from the response cache" in paid.out and len(state.hits) == 8
 
-    from tribunal.eval.mt import router
+    from tribunal.runner import router
 
     strategies = []
     real_router = router.build_router

@@ -23,7 +23,7 @@ Experiment = typer.Option("tribunal", "--experiment", help="MLflow experiment th
 
 def tracking_settings(uri: Optional[str], no_track: bool, experiment: str = "tribunal"):
     """Build TrackingSettings from the shared options."""
-    from tribunal.eval.tracking.mlflow_run import TrackingSettings
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings  # heavy: pulls in pydantic
 
     return TrackingSettings(enabled=not no_track, uri=uri, experiment=experiment)
 

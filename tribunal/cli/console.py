@@ -13,7 +13,7 @@ from tribunal.quiet import real_stderr, real_stdout
 
 def console(stderr: bool = False, min_width: int = 150):
     """A Rich console; off a terminal it is at least ``min_width`` columns wide."""
-    from rich.console import Console
+    from rich.console import Console  # startup: kept out of `tribunal --help`
 
     stream = real_stderr() if stderr else real_stdout()
     out = Console(file=stream)

@@ -14,6 +14,10 @@ from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
                                      TimeoutOption, lm_limits)
+from tribunal.cli.equiv import audited, build_rules, print_audit
+from tribunal.cli.lm_options import build_cli_lm
+from tribunal.cli.mt_evaluate import run_and_report
+from tribunal.programs.local_models import is_bundled, is_local
 
 EPILOG = examples(
     "tribunal demo",
@@ -66,15 +70,13 @@ def demo(
     store holds, the command that opens it and the pages to look at. A step that fails is one
     line and the demo goes on; it then exits with status 2.
     """
-    from tribunal.cli.demo_steps import DemoSteps
-    from tribunal.cli.lm_options import build_cli_lm
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.programs.local_models import is_local
+    from tribunal.cli.demo_steps import DemoSteps  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
 
     if no_lm and (lm or api_base or api_key_env):
         raise UserError("--no-lm: the demo was also given an LM (--lm, --api-base, --api-key-env or TRIBUNAL_LM)")
     if lm is None and not api_base and not api_key_env and not no_lm:
-        from tribunal.programs.local_models import LOCAL, missing_local_extra
+        from tribunal.programs.local_models import LOCAL, missing_local_extra  # startup: kept out of `tribunal --help`
 
         lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
     max_tokens = max_tokens or _local_limit(lm)
@@ -107,9 +109,9 @@ def demo(
 
 def meta_eval_step(console, wmt23: Path, out: Path, settings) -> None:
     """The WMT23 primary table of every shipped metric, printed and written to OUT/wmt23_meta_eval.tsv."""
-    from tribunal.cli.tables import print_meta_table
-    from tribunal.eval.meta.meta_eval_job import run_meta_eval
-    from tribunal.eval.meta.report import write_tsv
+    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.meta_eval_job import run_meta_eval  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
 
     console.rule("1. WMT23 meta-evaluation of the shipped metrics")
     result = run_meta_eval(wmt23, None, None, settings)
@@ -121,9 +123,8 @@ def meta_eval_step(console, wmt23: Path, out: Path, settings) -> None:
 def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out: Path, settings, model: Optional[str],
                 api_base: Optional[str], api_key_env: Optional[str], cache: bool, limits: dict):
     """Steps 5-9 (judge, tune, export, judge with the tuned program, compare) when an LM and the data allow."""
-    from tribunal.cli.demo_loop import FULL, SMALL, run_loop
-    from tribunal.programs.lm import LMSettings
-    from tribunal.programs.local_models import is_bundled
+    from tribunal.cli.demo_loop import FULL, SMALL, run_loop  # startup: kept out of `tribunal --help`
+    from tribunal.programs.lm import LMSettings  # startup: kept out of `tribunal --help`
 
     if not model:
         console.print("[dim]Steps 5-9 (judge, tune with labeled, export, judge with the tuned program, compare the "
@@ -137,7 +138,7 @@ def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out
     small = is_bundled(model)
     loop = run_loop(steps, console, wmt23, out, settings, lm, SMALL if small else FULL)
     if small:
-        from tribunal.cli.demo_pages import SMALL_MODEL_NOTE
+        from tribunal.cli.demo_pages import SMALL_MODEL_NOTE  # startup: kept out of `tribunal --help`
 
         console.print()
         line(console, SMALL_MODEL_NOTE)
@@ -146,9 +147,9 @@ def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out
 
 def _store_lines(console, settings, loop) -> None:
     """What the store holds, the command that opens it, and the pages to look at."""
-    from tribunal.cli.demo_pages import print_pages
-    from tribunal.eval.tracking.prompts import register_all_signatures
-    from tribunal.eval.tracking.store_summary import store_summary, summary_line
+    from tribunal.cli.demo_pages import print_pages  # startup: kept out of `tribunal --help`
+    from tribunal.eval.tracking.prompts import register_all_signatures  # startup: kept out of `tribunal --help`
+    from tribunal.eval.tracking.store_summary import store_summary, summary_line  # startup: kept out of `tribunal --help`
 
     register_all_signatures(settings)
     console.print()
@@ -160,12 +161,11 @@ def _store_lines(console, settings, loop) -> None:
 
 def equiv_audit_step(console, settings, out: Path) -> None:
     """Audit the similarity rules (no LM needed) on the shipped perturbation suite."""
-    from tribunal.cli.equiv import audited, print_audit
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.equiv.audit_job import run_audit
-    from tribunal.eval.equiv.rules.embedding import EmbeddingRule, local_minilm_available
-    from tribunal.eval.equiv.rules.tfidf import TfidfRule
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.rules.embedding import EmbeddingRule, local_minilm_available  # heavy: pulls in numpy
+    from tribunal.eval.equiv.rules.tfidf import TfidfRule  # heavy: pulls in numpy
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     console.rule("2. Equivalence rules: perturbation audit (TF-IDF, embeddings)")
     rules = [TfidfRule()]
@@ -188,11 +188,9 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
                       "run M-MAD on a few WMT23 items (or install the local model, `tribunal local install`: llama.cpp "
                       "built for this CPU, to run them on a small model on this machine).[/dim]")
         return
-    from tribunal.cli.mt_evaluate import run_and_report
-    from tribunal.core.service import JobRequest, configure
-    from tribunal.programs.lm import LMSettings
+    from tribunal.core.service import JobRequest, configure  # startup: kept out of `tribunal --help`
+    from tribunal.programs.lm import LMSettings  # startup: kept out of `tribunal --help`
 
-    from tribunal.programs.local_models import is_bundled
 
     small = is_bundled(model)  # the bundled model: few, short calls, so the step takes minutes on 2 cores
     items = LOCAL_DEMO_ITEMS if small else 5
@@ -213,17 +211,14 @@ LOCAL_DEMO_MAX_TOKENS = 192
 
 def _local_limit(model: Optional[str]) -> Optional[int]:
     """The bundled model's answers are bounded tighter in the demo (seconds per call on 2 cores)."""
-    from tribunal.programs.local_models import is_bundled
-
     return LOCAL_DEMO_MAX_TOKENS if is_bundled(model) else None
 
 
 def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: int = 3) -> None:
     """The LLM equivalence judge (full rubric) on the first ``pairs`` pairs of the shipped suite."""
-    from tribunal.cli.equiv import audited, build_rules, print_audit
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.equiv.audit_job import run_audit
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     console.rule(f"4. The LLM equivalence judge on {pairs} pairs of the suite with {lm_name}")
     suite = load_suite()

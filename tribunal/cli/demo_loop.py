@@ -16,6 +16,11 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.cli.console import line
+from tribunal.cli.mt_evaluate import run_and_report
+from tribunal.cli.numbers import number
+from tribunal.cli.progress import progress_bars
+from tribunal.cli.runs import compare_runs
+from tribunal.core.service import JobRequest, configure
 
 PROGRAM = "gemba-mqm"
 TUNED_NAME = "GEMBA-MQM-tuned"
@@ -90,9 +95,6 @@ def run_loop(steps: Any, console: Any, wmt23: Path, out: Path, tracking: Any, lm
 def judge(console: Any, title: str, wmt23: Path, folder: Path, tracking: Any, lm: Any, plan: LoopPlan,
           program_file: Optional[Path] = None) -> Any:
     """``mt evaluate --program gemba-mqm`` (or ``--program FILE``) on the plan's rated items."""
-    from tribunal.cli.mt_evaluate import run_and_report
-    from tribunal.core.service import JobRequest, configure
-
     console.rule(title)
     fields: dict[str, Any] = {"data": wmt23, "lp": plan.lp, "program": PROGRAM, "lm": lm, "limit": plan.judged,
                               "rated_only": True, "concurrency": plan.concurrency, "out": folder}
@@ -103,9 +105,7 @@ def judge(console: Any, title: str, wmt23: Path, folder: Path, tracking: Any, lm
 
 def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: LoopPlan) -> Any:
     """``optimize --program gemba-mqm --optimizer labeled`` on the plan's TED MQM slices."""
-    from tribunal.cli.numbers import number
-    from tribunal.cli.progress import progress_bars
-    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
+    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize  # heavy: pulls in scipy, numpy
 
     console.rule(f"{title} ({plan.budget} TED MQM demos from {plan.train}; dev {plan.dev})")
     request = OptimizeRequest(program=PROGRAM, optimizer="labeled", train=plan.train, dev=plan.dev, lm=lm.model,
@@ -124,8 +124,7 @@ def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: L
 
 def export_program(console: Any, title: str, run_id: str, path: Path, tracking: Any) -> Path:
     """``tribunal export RUN --out FILE``: the tuned program, fetched from its run and verified."""
-    from tribunal.cli.numbers import number
-    from tribunal.optimizers.run_export import export_run
+    from tribunal.optimizers.run_export import export_run  # heavy: pulls in scipy, numpy
 
     console.rule(f"{title} from run {run_id}")
     written, document = export_run(tracking, run_id, path)
@@ -137,8 +136,6 @@ def export_program(console: Any, title: str, run_id: str, path: Path, tracking: 
 
 def compare(console: Any, title: str, run_ids: list[str], folder: Path, tracking: Any) -> None:
     """``tribunal runs compare UNTUNED TUNED``: side by side, plots in ``folder``."""
-    from tribunal.cli.runs import compare_runs
-
     console.rule(title)
     compare_runs(run_ids=run_ids, experiment=None, filter_string="", quality=None, cost="lm_calls",
                  step_metric=None, out=folder, tracking_uri=tracking.uri, no_track=not tracking.enabled)

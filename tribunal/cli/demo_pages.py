@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from tribunal.cli.console import line
+from tribunal.eval.tracking.mlflow_run import experiment_id, mlflow_client
 
 UI_ADDRESS = "http://127.0.0.1:5000"  # where `mlflow ui` serves by default
 SMALL_MODEL_NOTE = ("The numbers above come from a 135M-parameter model: they show that every step ran on a real "
@@ -21,8 +22,6 @@ def ui_base(tracking: Any) -> str:
 
 def page_lines(tracking: Any, compared: list[str], model: str | None) -> list[str]:
     """``what: address`` lines for the runs compared, the traces, the prompts and the tuned model."""
-    from tribunal.eval.tracking.mlflow_run import experiment_id, mlflow_client
-
     base = ui_base(tracking)
     experiment = experiment_id(mlflow_client(tracking), tracking.experiment)
     pages = []

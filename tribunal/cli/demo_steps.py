@@ -16,6 +16,8 @@ from typing import Any, Callable
 from rich.markup import escape
 
 from tribunal.errors import EXIT_ERROR, Interrupted
+from tribunal.cli.console import console as make_console
+from tribunal.cli.errors import describe, one_line
 
 ERROR_LOG = "demo-errors.log"
 
@@ -52,8 +54,6 @@ class DemoSteps:
         return EXIT_ERROR
 
     def _message(self, err: BaseException) -> str:
-        from tribunal.cli.errors import describe, one_line
-
         known = describe(err)
         if known is not None:
             return one_line(known[0])
@@ -68,6 +68,4 @@ class DemoSteps:
         return one_line(f"{type(err).__name__}: {err}") + where
 
     def _say(self, text: str) -> None:
-        from tribunal.cli.console import console as make_console
-
         make_console(stderr=True).print(text, soft_wrap=True)

@@ -17,6 +17,7 @@ from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption
                                      ReasksOption, TimeoutOption, build_cli_lm)
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
+from tribunal.errors import EXIT_UNSCORED
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -24,7 +25,7 @@ SuiteOption = typer.Option(None, "--suite", help="Suite JSONL (seeds and/or chec
 
 
 def load_suite_or_fail(path: Optional[Path]):
-    from tribunal.eval.equiv.suite import load_suite
+    from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
 
     if path is not None and not path.is_file():
         raise UserError(f"{path}: no such suite file")
@@ -42,7 +43,7 @@ def load_pairs_or_suite(suite: Optional[Path], pairs: Optional[Path]):
         raise UserError("give --suite or --pairs, not both")
     if not pairs.is_file():
         raise UserError(f"{pairs}: no such pairs file")
-    from tribunal.eval.equiv.pairs import load_pairs
+    from tribunal.eval.equiv.pairs import load_pairs  # heavy: pulls in sklearn, pandas
 
     return load_pairs(pairs)  # a DataFormatError names the file and line
 
@@ -51,7 +52,7 @@ def first_pairs(loaded, limit: Optional[int]):
     """``--limit N``: the first N pairs, as a slice of its own (its hash names the cut, so signatures differ)."""
     if limit is None or limit >= len(loaded.pairs):
         return loaded
-    from tribunal.eval.tracking.signature import text_hash
+    from tribunal.eval.tracking.signature import text_hash  # startup: kept out of `tribunal --help`
 
     return loaded.model_copy(update={"pairs": loaded.pairs[:limit], "hash": text_hash(f"{loaded.hash}|first {limit}")})
 
@@ -91,9 +92,9 @@ OPTION_FIELDS = {
 
 def check_rule_options(options: dict):
     """``RuleOptions`` from ``options``, or a one-line error naming the bad option (NaN, out of range, ...)."""
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # heavy: pydantic
 
-    from tribunal.eval.equiv.rules.registry import RuleOptions
+    from tribunal.eval.equiv.rules.registry import RuleOptions  # heavy: pulls in sklearn, pandas
 
     try:
         return RuleOptions(**options)
@@ -104,9 +105,9 @@ def check_rule_options(options: dict):
 def build_rules(names_text: str, rubrics_text: str, options: dict) -> list:
     """Rules for ``--rules`` (the LLM rule and the cascade once per ``--rubric``), sharing one
     embedding model and one LLM judge per rubric; options are validated first (one-line errors)."""
-    from tribunal.eval.equiv.rules.embedding import local_minilm_available
-    from tribunal.eval.equiv.rules.registry import LLM_RULES, build_rule, link_calibration_peers, parse_rule_names
-    from tribunal.signatures.equiv_judge import RUBRICS
+    from tribunal.eval.equiv.rules.embedding import local_minilm_available  # heavy: pulls in numpy, pydantic
+    from tribunal.eval.equiv.rules.registry import LLM_RULES, build_rule, link_calibration_peers, parse_rule_names  # heavy: pulls in sklearn, pandas
+    from tribunal.signatures.equiv_judge import RUBRICS  # heavy: pulls in dspy, pydantic
 
     base = check_rule_options(options)
     try:
@@ -206,10 +207,10 @@ def audit(
     kind, the share of pairs judged 'different', with agreement between the rules, repeat
     consistency and order flips. Tables go to --out; the run is logged to MLflow.
     """
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.data.folder_lock import folder_lock
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.eval.equiv.audit_job import run_audit
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.folder_lock import folder_lock  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
 
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=parse_embedding_threshold(embedding_threshold),
                    embedding_target_rate=embedding_target_rate, embedder=embedder, chain_threshold=chain_threshold,
@@ -225,7 +226,7 @@ def audit(
     options["lm"] = build_cli_lm(lm, api_base, temperature, api_key_env, cache=cache and repeats == 1, reasks=reasks,
                                  max_tokens=max_tokens, timeout=timeout)
     if program is not None:
-        from tribunal.optimizers.program_source import resolve_program
+        from tribunal.optimizers.program_source import resolve_program  # startup: kept out of `tribunal --help`
 
         resolved = resolve_program(program, expected_kind="equiv")
         options |= dict(program=resolved.program, program_label=resolved.label)
@@ -240,11 +241,11 @@ def audit(
     if options["lm"] is not None and temperature == 0 and any(r.name in ("llm", "cascade") for r in rule_objs):
         notices.append(TEMPERATURE_0_VOTES)
     for notice in filter(None, notices):
-        from rich.markup import escape
+        from rich.markup import escape  # startup: kept out of `tribunal --help`
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
     if out is None:
-        from tribunal.eval.tracking.run_names import config_folder
+        from tribunal.eval.tracking.run_names import config_folder  # startup: kept out of `tribunal --help`
 
         labels = "_".join(r.label for r in rule_objs)
         out = config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
@@ -258,8 +259,6 @@ def audit(
         line(console, f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
     unscored = {audit.label: int(audit.summary.get("unscored", 0)) for audit in result.rules}
     if any(unscored.values()):
-        from tribunal.errors import EXIT_UNSCORED
-
         shown = ", ".join(f"{label} {count}" for label, count in unscored.items() if count)
         line(console, f"unscored pairs (first repeat): {shown} (exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
@@ -281,7 +280,7 @@ def audited(report, audit, rules: int):
 
 def print_audit(console, result) -> None:
     """The audit and agreement tables (fitted to the console), timings, calls and the signature."""
-    from tribunal.cli.tables import frame_table, print_wide
+    from tribunal.cli.tables import frame_table, print_wide  # startup: kept out of `tribunal --help`
 
     title = (f"Share judged 'different' per perturbation kind — suite {result.suite.name} "
              f"({len(result.suite.pairs)} pairs, hash {result.suite.hash})")
@@ -320,7 +319,7 @@ def print_audit(console, result) -> None:
             say(f"{audit.label}: calibrated threshold {number(audit.params['threshold'])} "
                 f"(target same-pair rate {number(audit.params['calibration_target_rate'])}, {source}; "
                 f"achieved {number(audit.params['calibration_achieved_rate'])})")
-    from tribunal.eval.equiv.audit_job import cascade_savings
+    from tribunal.eval.equiv.audit_job import cascade_savings  # heavy: pulls in sklearn, pandas
 
     for audit in result.rules:
         if audit.routes is not None:
@@ -370,9 +369,9 @@ def generate(
     perturbed version; only those passing the kind's deterministic check are kept (written to
     --out, usable as --suite), the others are listed with the reason. The run is logged to MLflow.
     """
-    from tribunal.cli.progress import progress_bars
-    from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.tracking.generate_run import run_generation
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.eval.tracking.generate_run import run_generation  # heavy: pulls in pydantic
 
     writable_file(out, "--out")
     lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)

@@ -34,7 +34,7 @@ def _os_error(err: OSError) -> str:
 
 
 def _store_error(err: BaseException) -> str:
-    from tribunal.eval.tracking.mlflow_run import store_problem
+    from tribunal.eval.tracking.mlflow_run import store_problem  # heavy: pulls in pydantic
 
     return (f"MLflow tracking store: {store_problem(err)} "
             "(--tracking-uri URI names another store; --no-track skips tracking)")
@@ -80,7 +80,7 @@ def describe(err: BaseException) -> tuple[str, int] | None:
 
 def report(message: str, interrupted: bool = False) -> None:
     """Print ``tribunal: error: <message>`` (``tribunal: <message>`` for an interruption) on stderr."""
-    from tribunal.eval.tracking.secrets import redact_text
+    from tribunal.secrets import redact_text  # startup: kept out of `tribunal --help`
 
     prefix = "tribunal: " if interrupted else "tribunal: error: "
     print(prefix + one_line(redact_text(message)), file=sys.stderr, flush=True)

@@ -17,6 +17,7 @@ import inspect
 import typing
 from pathlib import Path
 from typing import Any, Callable
+import typer.models
 
 from tribunal.quiet import command_output
 
@@ -62,8 +63,6 @@ def _placeholder(info: Any, annotation: Any) -> str | None:
 
 
 def _label_options(callback: Callable[..., Any]) -> None:
-    import typer.models
-
     hints = typing.get_type_hints(callback)
     for name, parameter in inspect.signature(callback).parameters.items():
         info = parameter.default

@@ -16,6 +16,8 @@ from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption
                                      TimeoutOption, build_cli_lm)
 from tribunal.cli.numbers import number, p_value
 from tribunal.eval.equiv import defaults
+from tribunal.cli.equiv import build_rules
+from tribunal.errors import EXIT_UNSCORED
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -97,10 +99,10 @@ def run(
     labels how each critique demand was met. Runs are stored in --out (resumable) for
     `tribunal hyp divergence`; the run is logged to MLflow.
     """
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.eval.hyp.instance import load_instances
-    from tribunal.eval.hyp.run_job import RunSettings, run_workflow
-    from tribunal.programs.lm import LMSettings
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.eval.hyp.instance import load_instances  # heavy: pulls in pydantic
+    from tribunal.eval.hyp.run_job import RunSettings, run_workflow  # heavy: pulls in dspy, pydantic
+    from tribunal.programs.lm import LMSettings  # heavy: pulls in pydantic
 
     for path in instance or []:
         if not path.is_file():
@@ -110,7 +112,7 @@ def run(
     except ValueError as err:
         raise UserError(str(err)) from err
     if out is None:  # runs of another LM or instance must never be reused as this one's
-        from tribunal.eval.tracking.run_names import config_folder, short_lm
+        from tribunal.eval.tracking.run_names import config_folder, short_lm  # startup: kept out of `tribunal --help`
 
         names = "+".join(i.id for i in loaded)
         out = config_folder("tribunal-out/hyp-runs", f"{names}_{short_lm(lm)}",
@@ -147,8 +149,6 @@ def run(
     if result.run_id:
         line(console, f"MLflow run {result.run_id}")
     if failed:
-        from tribunal.errors import EXIT_UNSCORED
-
         line(console, f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
                       f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
@@ -200,11 +200,10 @@ def divergence(
     its exact permutation p-value, per-instance rows, clusters and engagement label shares. Tables
     go to --out as TSV; the run is logged to MLflow.
     """
-    from tribunal.cli.equiv import build_rules
-    from tribunal.eval.hyp.divergence import MATCHINGS
-    from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence
-    from tribunal.eval.data.output_paths import writable_folder
-    from tribunal.eval.hyp.joint_permutation import ALTERNATIVES
+    from tribunal.eval.hyp.divergence import MATCHINGS  # heavy: pulls in numpy, pydantic
+    from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence  # heavy: pulls in dspy, pandas
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.eval.hyp.joint_permutation import ALTERNATIVES  # heavy: pulls in numpy
 
     if not (run_dir / "runs").is_dir():
         raise UserError(f"{run_dir}: no runs/ folder (write one with `tribunal hyp run`)")

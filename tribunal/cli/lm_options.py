@@ -61,7 +61,7 @@ def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float,
         if api_base or api_key_env:
             raise UserError(f"{'--api-base' if api_base else '--api-key-env'} needs --lm MODEL")
         return None
-    from tribunal.programs.lm import LMSettings, build_lm, settings_error
+    from tribunal.programs.lm import LMSettings, build_lm, settings_error  # heavy: pulls in pydantic
 
     try:
         return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,

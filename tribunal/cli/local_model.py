@@ -12,12 +12,13 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
+from tribunal.cli.console import console
+from tribunal.programs import local_models
+
 
 @contextlib.contextmanager
 def local_model_scope() -> Iterator[None]:
     """Stop the local servers started inside; note the bundled model's worth if it answered."""
-    from tribunal.programs import local_models
-
     running, used = tuple(local_models.started()), len(local_models.uses())
     local_models.forget_deaths()
     try:
@@ -25,6 +26,4 @@ def local_model_scope() -> Iterator[None]:
     finally:
         local_models.stop_started(keep=running)
         if any(local_models.is_bundled(model) for model in local_models.uses()[used:]):
-            from tribunal.cli.console import console
-
             console(stderr=True).print(f"[yellow]note:[/yellow] {local_models.QUALITY_NOTICE}", highlight=False, soft_wrap=True)

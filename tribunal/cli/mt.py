@@ -61,12 +61,12 @@ def meta_eval(
     WMT24/25: SPA and acc_eq. Every metric present is scored unless --metric names some;
     --significance adds WMT's significance clusters. The run is logged to MLflow.
     """
-    from tribunal.eval.meta.meta_eval_job import run_meta_eval
-    from tribunal.eval.data.output_paths import writable_file
-    from rich.markup import escape
+    from tribunal.eval.meta.meta_eval_job import run_meta_eval  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from rich.markup import escape  # startup: kept out of `tribunal --help`
 
-    from tribunal.cli.tables import print_meta_table
-    from tribunal.eval.meta.report import write_tsv
+    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if output:
@@ -113,8 +113,8 @@ def compare(
     On every task of the protocol (WMT23's ten; WMT24/25: SPA and acc_eq): the paired permutation
     p-value and a bootstrap interval of the difference. The run is logged to MLflow.
     """
-    from tribunal.cli.tables import print_meta_table
-    from tribunal.eval.meta.compare_job import run_compare
+    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.compare_job import run_compare  # heavy: pulls in pandas, pyarrow
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     result = run_compare(resolve_wmt23(data), metric_a, metric_b, lp or None, samples, seed, settings, protocol,

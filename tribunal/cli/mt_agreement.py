@@ -13,6 +13,7 @@ from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.numbers import DECIMALS, number
+from tribunal.cli.common import resolve_wmt23
 
 EPILOG = examples(
     "tribunal mt agreement --lp zh-en",
@@ -56,10 +57,10 @@ def agreement(
     tau-b, each with a 95% bootstrap interval over items; the raters' mean pairwise agreement, and the
     judge's mean over the raters as a share of it. The run is logged to MLflow.
     """
-    from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.meta.agreement_job import AgreementRequest, run_agreement
-    from tribunal.eval.meta.agreement_stats import KAPPA_WEIGHTS
-    from tribunal.eval.meta.report import write_tsv
+    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.agreement_job import AgreementRequest, run_agreement  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.meta.agreement_stats import KAPPA_WEIGHTS  # heavy: pulls in numpy
+    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
 
     if kappa_weights not in KAPPA_WEIGHTS:
         raise UserError(f"--kappa-weights {kappa_weights}: choose from {', '.join(KAPPA_WEIGHTS)}")
@@ -69,8 +70,6 @@ def agreement(
             raise UserError(f"{given[0]}: names a WMT layout's raters, but --ratings gives your own (use one or the other)")
         request = AgreementRequest(ratings=list(ratings))
     else:
-        from tribunal.cli.common import resolve_wmt23
-
         if not lp:
             raise UserError("no language pair: pass --lp LP (e.g. zh-en), or your own --ratings FILE")
         request = AgreementRequest(data=resolve_wmt23(data), lp=lp, humans=list(human or []))
@@ -105,7 +104,7 @@ def cell(row, name: str) -> str:
 
 def print_agreement(console, result, prefix: str = "") -> None:
     """The agreement table, fitted to the console, under a title that says how it was computed."""
-    from tribunal.cli.tables import Column, WideTable, print_wide
+    from tribunal.cli.tables import Column, WideTable, print_wide  # startup: kept out of `tribunal --help`
 
     kappa = result.statistics[2].split("_", 1)[1]
     title = (f"{prefix}agreement on {len(result.items)} items rated by {len(result.raters)} raters "

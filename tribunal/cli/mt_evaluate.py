@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+from pydantic import ValidationError
 
 from tribunal.cli.common import Experiment, NoTrack, TraceSample, TrackingUri, data_root
 from tribunal.cli.console import console as make_console
@@ -16,6 +17,10 @@ from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOptio
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.core.judges import JUDGES
 from tribunal.errors import EXIT_UNSCORED
+from tribunal.cli.common import tracking_settings
+from tribunal.cli.lm_options import independent_repeats_notice
+from tribunal.cli.mt_agreement import ceiling_lines
+from tribunal.programs.local_models import server_deaths
 
 # Options only one judge takes (its registry entry's ``options``); the others refuse them.
 OWNED_OPTIONS = tuple(option for judge in JUDGES for option in judge.options)
@@ -84,12 +89,9 @@ def evaluate(
     covered cells against the human MQM scores and logs an MLflow run with a trace per item. A run
     is journaled: rerunning the same command resumes it.
     """
-    from pydantic import ValidationError
-
-    from tribunal.cli.common import tracking_settings
-    from tribunal.core.service import JobRequest, NoSettings, configure, layered
-    from tribunal.eval.mt.config import load_config_file
-    from tribunal.programs.lm import parse_role_lms
+    from tribunal.core.service import JobRequest, NoSettings, configure, layered  # startup: kept out of `tribunal --help`
+    from tribunal.eval.mt.config import load_config_file  # heavy: pulls in dspy
+    from tribunal.programs.lm import parse_role_lms  # startup: kept out of `tribunal --help`
 
     check_timeout(timeout)
     try:
@@ -165,20 +167,18 @@ def refuse_conflicts(merged: dict, given: dict) -> None:
 
 def _sampling_notice(settings) -> None:
     """The note for K samples at temperature 0 (they are fresh calls, but a deterministic model repeats itself)."""
-    from tribunal.cli.lm_options import independent_repeats_notice
-
     notice = independent_repeats_notice(settings.sampling.samples, settings.lm.temperature or 0.0, "--samples")
     if notice:
-        from rich.markup import escape
+        from rich.markup import escape  # startup: kept out of `tribunal --help`
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
 
 
 def run_and_report(settings, tracking, engine=None, trace_sample=None):
     """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
-    from tribunal.cli.progress import progress_bars
-    from tribunal.core.service import run
-    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.core.service import run  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
 
     label = f"judging {settings.metric_name} {settings.lp}"
     with progress_bars() as report:
@@ -225,7 +225,7 @@ def span_reasons(spans: dict) -> dict[str, str]:
 def span_sides(tally: dict) -> str:
     """``"9 in the translation (7 exact, 1 fuzzy, 1 ungrounded: not found in it), 2 in the source (2 exact)"``:
     one wording for every line that counts spans (:func:`tribunal.eval.mt.report.span_tally`)."""
-    from tribunal.eval.mt.report import GROUNDINGS
+    from tribunal.eval.mt.report import GROUNDINGS  # heavy: pulls in dspy, numpy
 
     parts = []
     for side in ("translation", "source"):
@@ -266,8 +266,6 @@ def print_summary(console, result) -> None:
     for reason, n in sorted(s["unscored_reasons"].items()):
         say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
-        from tribunal.programs.local_models import server_deaths
-
         died = bool(server_deaths())  # a rerun as it is would meet the same crash
         say(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
             + ("the local model server died during the run (see its line above)" if died
@@ -309,7 +307,6 @@ def print_summary(console, result) -> None:
         if len(per_rater) > 1:
             say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
     if getattr(result, "ceiling", None) is not None:  # several raters scored some judged cells
-        from tribunal.cli.mt_agreement import ceiling_lines
 
         for text in ceiling_lines(result.ceiling):
             say(text)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+import json
 
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
@@ -52,15 +53,13 @@ def span_eval(
     partial credit) with an optimal one-to-one matching, on target-side spans. Segments are those in
     both files. See docs/reference/span-eval.md for the definitions and the choices made.
     """
-    import json
+    from pydantic import ValidationError  # heavy: pydantic
 
-    from pydantic import ValidationError
-
-    from tribunal.eval.data.atomic import write_text_atomically
-    from tribunal.eval.data.errors import DataFormatError
-    from tribunal.eval.data.output_paths import writable_file
-    from tribunal.eval.meta.spans.job import SpanEvalRequest, run_span_eval
-    from tribunal.eval.meta.spans.options import SpanOptions, parse_weights
+    from tribunal.eval.data.atomic import write_text_atomically  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.spans.job import SpanEvalRequest, run_span_eval  # heavy: pulls in pandas, scipy
+    from tribunal.eval.meta.spans.options import SpanOptions, parse_weights  # heavy: pulls in scipy, numpy
 
     try:
         weights = parse_weights(severity_weights) if severity_weights else None

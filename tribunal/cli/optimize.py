@@ -16,6 +16,7 @@ from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP
 from tribunal.cli.numbers import number
 from tribunal.core.judges import JUDGES
 from tribunal.optimizers.registry import OPTIMIZERS
+from tribunal.errors import UserError
 
 OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
     f"{name} ({spec.dspy_name})" for name, spec in OPTIMIZERS.items()) + "."
@@ -82,12 +83,11 @@ def optimize(
     --program FILE in optimize, mt evaluate and equiv audit); tracked, it is also registered as an
     MLflow model, tribunal-PROGRAM (mlflow.pyfunc.load_model, mlflow models serve).
     """
-    from pydantic import ValidationError
+    from pydantic import ValidationError  # heavy: pydantic
 
-    from tribunal.cli.progress import progress_bars
-    from tribunal.errors import UserError
-    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
-    from tribunal.optimizers.program_settings import parse_assignments
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize  # heavy: pulls in scipy, numpy
+    from tribunal.optimizers.program_settings import parse_assignments  # heavy: pulls in pydantic
 
     try:
         request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import threading
 from typing import Callable, Iterator, Optional
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from tribunal.cli.console import console as make_console
 
@@ -18,9 +20,6 @@ Report = Callable[[str, int, Optional[int]], None]
 
 
 def _columns():
-    from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
     class Eta(ProgressColumn):
         """``ETA 0:00:03`` while the total is known and the step runs; nothing otherwise."""
 
@@ -37,8 +36,6 @@ def _columns():
 @contextlib.contextmanager
 def progress_bars() -> Iterator[Report]:
     """A ``report(label, done, total)`` function drawing one bar per label on stderr."""
-    from rich.progress import Progress
-
     console = make_console(stderr=True, min_width=100)
     tasks: dict[str, int] = {}
     lock = threading.Lock()

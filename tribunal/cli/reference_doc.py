@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import inspect
 from typing import Any, Iterator
+import typing
+import typer
+
+from tribunal.cli import app
 
 
 def tribunal_command() -> Any:
     """The root click command of ``tribunal`` (the same object ``tribunal --help`` renders)."""
-    import typer
-
-    from tribunal.cli import app
-
     return typer.main.get_command(app)
 
 
@@ -91,8 +91,6 @@ def cli_reference_markdown() -> str:
 
 
 def _type_name(annotation: Any) -> str:
-    import typing
-
     if typing.get_origin(annotation) is typing.Literal:
         return " | ".join(str(value) for value in typing.get_args(annotation))
     if isinstance(annotation, type) and not typing.get_args(annotation):
@@ -101,7 +99,7 @@ def _type_name(annotation: Any) -> str:
 
 
 def _field_rows(model: Any, prefix: str = "") -> Iterator[str]:
-    from pydantic import BaseModel
+    from pydantic import BaseModel  # heavy: pydantic
 
     for name, field in model.model_fields.items():
         key = f"{prefix}{name}"
@@ -116,6 +114,6 @@ def _field_rows(model: Any, prefix: str = "") -> Iterator[str]:
 
 def config_keys_markdown() -> str:
     """The keys of ``mt evaluate --config FILE`` (:class:`EvaluateConfig`, nested models dotted)."""
-    from tribunal.eval.mt.config import EvaluateConfig
+    from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy, pydantic
 
     return "\n".join(["| key | type | default | meaning |", "|---|---|---|---|", *_field_rows(EvaluateConfig)])

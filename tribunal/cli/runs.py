@@ -36,8 +36,8 @@ def list_runs(
     One block per run: name, status, duration, key metrics and the reproducibility signature,
     wrapped to the terminal's width (nothing cut).
     """
-    from tribunal.cli.runs_render import print_records
-    from tribunal.eval.tracking.runs_view import find_runs, runs_table
+    from tribunal.cli.runs_render import print_records  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.tracking.runs_view import find_runs, runs_table  # heavy: pulls in pandas, pyarrow
 
     runs = find_runs(tracking_settings(tracking_uri, True), experiment, filter_string, max_results)
     table = runs_table(runs)
@@ -63,8 +63,8 @@ def compare_runs(
     Params that differ, metrics (key ones first) and cost, then plots (key metrics, cost against
     quality, metrics per step) saved to --out and logged as a run of tribunal-comparisons.
     """
-    from tribunal.cli.runs_render import print_records, print_side_by_side
-    from tribunal.eval.tracking.mlflow_run import tracked_run
+    from tribunal.cli.runs_render import print_records, print_side_by_side  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.tracking.mlflow_run import tracked_run  # heavy: pulls in pydantic
     from tribunal.eval.tracking.runs_view import (
         compare,
         cost_quality_figure,
@@ -74,9 +74,9 @@ def compare_runs(
         metric_by_step_figure,
         runs_by_id,
         stepped_metrics,
-    )
+    )  # heavy: pulls in pandas, pyarrow
 
-    from tribunal.eval.data.output_paths import writable_folder
+    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
 
     writable_folder(out, "--out")
     reader = tracking_settings(tracking_uri, False)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+from rich.table import Table
+from rich.text import Text
 
 _MAX_LABEL = 36  # widest first column (metric / param names wrap beyond it)
 
@@ -25,9 +27,6 @@ def _text(value: object) -> str:
 
 def print_records(console, table: pd.DataFrame, title: str, heading: tuple[str, ...] = ("run", "name")) -> None:
     """Each row as a block headed by its ``heading`` fields, the other fields below it."""
-    from rich.table import Table
-    from rich.text import Text
-
     console.print(Text(title, style="bold"))
     fields = [c for c in table.columns if c not in heading]
     label_width = max(len(str(f)) for f in fields) if fields else 0
@@ -57,8 +56,6 @@ def _column_groups(frame: pd.DataFrame, width: int, label_width: int) -> list[li
 
 def print_side_by_side(console, frame: pd.DataFrame, title: str, label: str) -> None:
     """``frame`` (index: names, columns: runs) as tables that fit the console width."""
-    from rich.table import Table
-
     if frame.empty:
         return
     label_width = min(_MAX_LABEL, max(len(str(i)) for i in frame.index))

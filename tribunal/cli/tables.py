@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Sequence
+from rich.table import Table
 
 _NUMERIC = re.compile(r"^(-?\d[\d.,e+-]*( \(\d+\))?|n/a.*|—)$")
 
@@ -67,8 +68,6 @@ class WideTable:
 
 def print_wide(console, table: WideTable) -> None:
     """Print ``table`` as one Rich table, or several side by side in turn when it is too wide."""
-    from rich.table import Table
-
     groups = table.groups(console.width)
     for number, columns in enumerate(groups, 1):
         title = table.title if number == 1 else "continued"
@@ -100,9 +99,9 @@ def frame_table(frame, title: str, keys: Sequence[str], headers=None, cell=str) 
 
 def print_meta_table(console, table, title: str, digits: int = 4) -> None:
     """A meta-evaluation table (``metric`` first; a rank shows as ``value (rank)``), fitted to the console."""
-    import pandas as pd
+    import pandas as pd  # heavy: pandas, pyarrow
 
-    from tribunal.eval.meta.report import display_frame, header
+    from tribunal.eval.meta.report import display_frame, header  # heavy: pulls in pandas, pyarrow
 
     shown = display_frame(table, digits)
     keys = [c for c in shown.columns[:1]]

@@ -176,6 +176,7 @@ class JudgeRegistry:
 
 _MQM = "tribunal.programs.mqm"
 _DIMENSIONS = ("accuracy", "fluency", "style", "terminology")
+_SEGMENT_INPUTS = f"{_MQM}.segment_inputs:with_segment_inputs"  # gives an MT judge its reference / context
 
 JUDGES = JudgeRegistry([
     Judge("mmad", f"{_MQM}.mmad:MMAD", "mt", "M-MAD", default=True,
@@ -183,7 +184,7 @@ JUDGES = JudgeRegistry([
           roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
                  "debate_judge", "judge"),
           role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
-          fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.demos:MMAD_DEMOS",
+          fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.fixed_demos:MMAD_DEMOS",
           options=("--preset", "--strategy", "--rounds", "--topic", "--demos")),
     Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
           labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
@@ -199,6 +200,13 @@ JUDGES = JudgeRegistry([
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True),
 ])
 """The shipped judges."""
+
+
+def build_judge(name: str, settings: Any = None, lms: Any = None, segment: Any = None, **keywords: Any) -> Any:
+    """A fresh, untuned program of judge ``name``: its settings model (None: the defaults), role LMs,
+    segment inputs (a ``SegmentInputs``, MT judges) and further constructor keywords."""
+    with_segment_inputs = load(_SEGMENT_INPUTS)  # by path, as the builders: core imports nothing above it
+    return with_segment_inputs(JUDGES.get(name).build(settings, lms, **keywords), segment)
 
 
 def _mt_judge(value: str) -> str:

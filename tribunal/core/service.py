@@ -12,8 +12,9 @@ values; ``None`` means not given) and ``settings`` (the program's own switches, 
 section its registry entry names). A ``program`` (or ``program_file``) naming an exported file brings
 the export's program, settings and seal: over ``base``, under ``given``.
 
-The runner, the config model and the program builders sit above this layer: each function imports
-them when called, so that importing ``tribunal.core`` imports nothing above it.
+The service is a layer of its own (see ``ARCHITECTURE.md``): above ``eval`` (the config model, the
+runner), below the optimizers and the app. The config model and the runner pull in DSPy, so each
+function imports them when called: ``import tribunal.core.service`` stays cheap for the CLI's start.
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from tribunal.core.judges import JUDGES
+from tribunal.core.judges import JUDGES, build_judge
+from tribunal.eval.data.program_export import is_program_file, read_export
+from tribunal.errors import UserError
+
+__all__ = ["JobRequest", "NoSettings", "build_judge", "configure", "export_fields", "judge_factory", "judge_items",
+           "layered", "run"]
 
 
 class NoSettings(ValueError):
@@ -47,8 +53,7 @@ def export_fields(path: str | Path) -> dict[str, Any]:
 
     The export is verified (seal, structure, no secrets) before anything is read from it.
     """
-    from tribunal.optimizers.export import read_export  # the export format sits above this layer
-    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
+    from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS  # heavy: pulls in dspy
 
     document = read_export(path)
     info = document["program"]
@@ -66,8 +71,6 @@ def export_fields(path: str | Path) -> dict[str, Any]:
 def _export_path(request: JobRequest) -> str | Path | None:
     """The export a request names: ``given`` ``program_file``, or the ``program`` (given, else the base's)
     when it is a file's path."""
-    from tribunal.optimizers.program_source import is_program_file  # as the optimizers tell a file from a name
-
     if request.given.get("program_file"):
         return request.given["program_file"]
     program = request.given.get("program") or request.base.get("program")
@@ -79,15 +82,13 @@ def layered(request: JobRequest) -> dict[str, Any]:
 
     Raises :class:`NoSettings` for settings of a program without a settings model (or of an unknown one).
     """
-    from tribunal.eval.mt.config import merge  # the config's own nested merge
+    from tribunal.eval.mt.config import merge  # heavy: pulls in dspy
 
     given = dict(request.given)
     path = _export_path(request)
     if path is not None:
         tuned = export_fields(path)
         if isinstance(given.get("program"), str) and given["program"] not in (str(path), tuned["program"]):
-            from tribunal.errors import UserError
-
             raise UserError(f"{path}: exported program is {tuned['program']!r}, not {given['program']!r}")
         merged = merge(merge(dict(request.base), tuned), {**given, "program": None, "program_file": None})
     else:
@@ -103,7 +104,7 @@ def layered(request: JobRequest) -> dict[str, Any]:
 
 def configure(request: JobRequest | Mapping[str, Any]) -> Any:
     """The run's typed ``EvaluateConfig``; pydantic's ``ValidationError`` for invalid values."""
-    from tribunal.eval.mt.config import EvaluateConfig  # the run's config model sits above this layer
+    from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy
 
     values = layered(request) if isinstance(request, JobRequest) else dict(request)
     return EvaluateConfig.model_validate(values)
@@ -111,17 +112,9 @@ def configure(request: JobRequest | Mapping[str, Any]) -> Any:
 
 def judge_factory(config: Any, engine: Any = None) -> Callable[[], Any]:
     """A function building a fresh judge of ``config`` (LMs, demos, tuned state), as the runner builds it."""
-    from tribunal.eval.mt.job import program_factory  # the runner's builder: one per worker thread
+    from tribunal.eval.mt.job import program_factory  # heavy: pulls in dspy
 
     return program_factory(config, engine)
-
-
-def build_judge(name: str, settings: Any = None, lms: Any = None, segment: Any = None, **keywords: Any) -> Any:
-    """A fresh, untuned program of judge ``name``: its settings model (None: the defaults), role LMs,
-    segment inputs (a ``SegmentInputs``, MT judges) and further constructor keywords."""
-    from tribunal.programs.mqm.segment_inputs import with_segment_inputs  # the programs sit above this layer
-
-    return with_segment_inputs(JUDGES.get(name).build(settings, lms, **keywords), segment)
 
 
 class _Collected:
@@ -138,7 +131,7 @@ def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str],
                 threads: int | None = None) -> dict[str, Any]:
     """``{item key: ItemResult}`` for ``items`` (``JudgeItem``) in one language pair, judged as ``mt evaluate``
     judges them, with no journal (``make_program``: a :func:`judge_factory` to reuse)."""
-    from tribunal.eval.mt.judging import judge_all  # the runner's scheduler sits above this layer
+    from tribunal.eval.mt.judging import judge_all  # heavy: pulls in dspy
 
     collected = _Collected()
     judge_all(make_program or judge_factory(config), list(items), dict(languages), collected,
@@ -150,6 +143,6 @@ def run(config: Any, tracking: Any, engine: Any = None, progress: Callable[[int,
         trace_sample: float | None = None) -> Any:
     """Judge the config's data, write the run outputs (score files, errors, transcripts, journal),
     meta-evaluate and track: the ``EvaluationResult`` of ``mt evaluate``."""
-    from tribunal.eval.mt.job import run_evaluation  # the runner sits above this layer
+    from tribunal.eval.mt.job import run_evaluation  # heavy: pulls in dspy
 
     return run_evaluation(config, tracking, engine, progress=progress, trace_sample=trace_sample)

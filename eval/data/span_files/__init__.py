@@ -15,7 +15,7 @@ from types import ModuleType
 
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.span_files import esa_jsonl, mqm_tsv, plain_jsonl, tribunal_errors, wmt25_tsv, wmt_ratings
-from tribunal.eval.meta.spans.model import SegmentSpans
+from tribunal.core.spans import SegmentSpans
 
 FORMATS: dict[str, ModuleType] = {m.NAME: m for m in (plain_jsonl, esa_jsonl, mqm_tsv, wmt25_tsv, wmt_ratings,
                                                       tribunal_errors)}

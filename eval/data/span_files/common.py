@@ -9,7 +9,7 @@ from typing import Any, Iterator
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import read_lines
-from tribunal.eval.meta.spans.model import SIDES, SegmentSpans, Span, span
+from tribunal.core.spans import SIDES, SegmentSpans, Span, span
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

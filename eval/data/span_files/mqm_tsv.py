@@ -14,7 +14,7 @@ from pathlib import Path
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mqm_tsv import CLOSE, COLUMNS, OPEN, SEVERITIES, annotated_segments, read_mqm_tsv
 from tribunal.eval.data.span_files.common import split_id, write_lines
-from tribunal.eval.meta.spans.model import SegmentSpans, span
+from tribunal.core.spans import SegmentSpans, span
 
 NAME = "mqm-tsv"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.span_files.common import add_segment, checked_span, json_lines, write_lines
-from tribunal.eval.meta.spans.model import SegmentSpans
+from tribunal.core.spans import SegmentSpans
 
 NAME = "jsonl"
 

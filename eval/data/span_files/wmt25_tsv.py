@@ -23,7 +23,7 @@ from pathlib import Path
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.span_files.common import add_segment, checked_span, split_id, write_lines
 from tribunal.eval.data.text_files import read_lines
-from tribunal.eval.meta.spans.model import SegmentSpans
+from tribunal.core.spans import SegmentSpans
 
 NAME = "wmt25-tsv"
 COLUMNS = ("doc_id", "segment_id", "source_lang", "target_lang", "set_id", "system_id", "source_segment",

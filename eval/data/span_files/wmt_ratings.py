@@ -15,7 +15,7 @@ from pathlib import Path
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.span_files.common import split_id, write_lines
-from tribunal.eval.meta.spans.model import SegmentSpans, span
+from tribunal.core.spans import SegmentSpans, span
 
 NAME = "wmt-rating"
 

@@ -7,48 +7,14 @@ process every distinct text in one pass, and LLM rules can run calls concurrentl
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
-from tribunal.eval.equiv.hypothesis import Hypothesis
+from tribunal.core.hypothesis import Hypothesis
+from tribunal.core.judgment import Judgment, Vote
 
 Pair = tuple[Hypothesis, Hypothesis]
-
-
-class Vote(BaseModel):
-    """One judgment of one pair in one presentation order (``ab`` = as given, ``ba`` = reversed)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    order: Literal["ab", "ba"]
-    same: bool | None
-    score: float | None = None
-    detail: dict[str, Any] = {}
-    error: str | None = None
-
-
-class Judgment(BaseModel):
-    """The rule's verdict on a pair; ``same=None`` means *unscored* (``reason`` says why)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    same: bool | None
-    score: float | None = None
-    votes: tuple[Vote, ...] = ()
-    calls: int = 0
-    calls_saved: int = 0
-    reason: str | None = None
-    route: str | None = None  # which stage decided (cascade: "screen-same", "screen-different", "judge")
-
-    @property
-    def order_flip(self) -> bool | None:
-        """Did the first as-given and the first reversed vote disagree? ``None`` if not both scored."""
-        first = {order: next((v.same for v in self.votes if v.order == order), None) for order in ("ab", "ba")}
-        if first["ab"] is None or first["ba"] is None:
-            return None
-        return first["ab"] != first["ba"]
 
 
 class EquivalenceRule(ABC):

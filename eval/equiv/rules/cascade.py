@@ -14,7 +14,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from tribunal.eval.equiv.bands import screen_route
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair, SimilarityRule
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule, Pair, SimilarityRule
 
 
 class CascadeRule(EquivalenceRule):

@@ -28,8 +28,9 @@ from tribunal.eval.equiv.chain_alignment import align_chains, reordered
 from tribunal.eval.equiv.chain_evidence import chain_evidence
 from tribunal.eval.equiv.step_contrast import contrast_steps
 from tribunal.eval.equiv.defaults import CHAIN_THRESHOLD
-from tribunal.eval.equiv.hypothesis import Hypothesis
-from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, Vote
+from tribunal.core.hypothesis import Hypothesis
+from tribunal.core.judgment import Judgment, Vote
+from tribunal.eval.equiv.rules.base import Pair, SimilarityRule
 from tribunal.eval.equiv.rules.encoders import DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder, tfidf_vectors
 
 DEFAULT_CHAIN_THRESHOLD = CHAIN_THRESHOLD

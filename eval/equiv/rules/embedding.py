@@ -13,7 +13,8 @@ import numpy as np
 
 from tribunal.eval.equiv.calibration import RateTarget, calibrate_threshold
 from tribunal.eval.equiv.defaults import EMBEDDING_THRESHOLD
-from tribunal.eval.equiv.rules.base import Judgment, Pair, SimilarityRule, pair_cosines, unique_texts
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import Pair, SimilarityRule, pair_cosines, unique_texts
 from tribunal.eval.equiv.rules.encoders import (DEFAULT_EMBEDDER, CachedEmbedder, EmbedderUse, Encoder,
                                                 local_minilm_available)
 

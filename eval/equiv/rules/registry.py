@@ -19,6 +19,8 @@ from tribunal.eval.equiv.rules.chain import DEFAULT_CHAIN_THRESHOLD, ChainRule
 from tribunal.eval.equiv.rules.embedding import DEFAULT_EMBEDDER, DEFAULT_EMBEDDING_THRESHOLD, EmbeddingRule
 from tribunal.eval.equiv.rules.encoders import CachedEmbedder
 from tribunal.eval.equiv.rules.tfidf import DEFAULT_TFIDF_THRESHOLD, TfidfRule
+from tribunal.eval.equiv.rules.cascade import CascadeRule
+from tribunal.eval.equiv.rules.llm import LLMJudgeRule
 
 # The cascade's band on the chain rule's score (how it was set: tribunal.eval.equiv.defaults).
 DEFAULT_CASCADE_LOW = CASCADE_LOW
@@ -84,8 +86,6 @@ def _chain(options: RuleOptions) -> ChainRule:
 
 
 def _llm(options: RuleOptions) -> EquivalenceRule:
-    from tribunal.eval.equiv.rules.llm import LLMJudgeRule
-
     if options.lm is None:
         raise ValueError("the llm rule needs an LM (--lm MODEL)")
     return _shared(options, ("llm", options.rubric, options.program_label),
@@ -94,8 +94,6 @@ def _llm(options: RuleOptions) -> EquivalenceRule:
 
 
 def _cascade(options: RuleOptions) -> EquivalenceRule:
-    from tribunal.eval.equiv.rules.cascade import CascadeRule
-
     return CascadeRule(_chain(options), _llm(options), options.cascade_low, options.cascade_high)
 
 

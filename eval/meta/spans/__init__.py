@@ -5,10 +5,9 @@ empty-side convention, :mod:`.significance` for paired tests and clusters, :mod:
 the raters' own ceiling. ``eval/meta/span_f1.py`` keeps the legacy pooled character F1.
 """
 
-from tribunal.eval.meta.spans.model import SegmentSpans, Span, span
 from tribunal.eval.meta.spans.options import SpanOptions, parse_weights
 from tribunal.eval.meta.spans.scoring import (SegmentCounts, SpanScore, aggregate, precision_recall_f, score_segments,
                                               segment_counts)
 
-__all__ = ["SegmentSpans", "Span", "span", "SpanOptions", "parse_weights", "SegmentCounts", "SpanScore", "aggregate",
-           "precision_recall_f", "score_segments", "segment_counts"]
+__all__ = ["SpanOptions", "parse_weights", "SegmentCounts", "SpanScore", "aggregate", "precision_recall_f", "score_segments",
+           "segment_counts"]

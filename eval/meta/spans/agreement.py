@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from tribunal.eval.meta.spans.model import Span
+from tribunal.core.spans import Span
 from tribunal.eval.meta.spans.options import SpanOptions
 from tribunal.eval.meta.spans.scoring import SegmentCounts, SpanScore, aggregate, segment_counts
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tribunal.eval.meta.spans.model import Span
+from tribunal.core.spans import Span
 
 
 def _union(spans: Sequence[Span]) -> list[tuple[int, int]]:

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from tribunal.eval.meta.spans.measures import PairValue
-from tribunal.eval.meta.spans.model import Span
+from tribunal.core.spans import Span
 
 
 def objective_matrix(predicted: Sequence[Span], gold: Sequence[Span], value: PairValue) -> np.ndarray:

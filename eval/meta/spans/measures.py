@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tribunal.eval.meta.spans.model import Span
+from tribunal.core.spans import Span
 
 PairValue = Callable[[Span, Span], float]
 

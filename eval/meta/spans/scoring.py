@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 from tribunal.eval.meta.spans.coverage import coverage_credit
 from tribunal.eval.meta.spans.matching import ASSIGNMENTS, objective_matrix
 from tribunal.eval.meta.spans.measures import GOLD_CREDIT, OBJECTIVE, PREDICTED_CREDIT, severity_factor, unit
-from tribunal.eval.meta.spans.model import Span
+from tribunal.core.spans import Span
 from tribunal.eval.meta.spans.options import SpanOptions
 
 

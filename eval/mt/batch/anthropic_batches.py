@@ -12,7 +12,7 @@ import json
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
-from tribunal.eval.mt.batch.providers import BatchLine, Outcome
+from tribunal.eval.mt.batch.lines import BatchLine, Outcome
 
 
 class _NoTransport:
@@ -25,7 +25,7 @@ _UNUSED_KEY = "unused: this object converts requests and never sends them"
 
 
 def _dialect():
-    from dspy.lm15 import AnthropicLM
+    from dspy.lm15 import AnthropicLM  # heavy: dspy, pydantic
 
     return AnthropicLM(api_key=_UNUSED_KEY, transport=_NoTransport())
 
@@ -35,7 +35,7 @@ class AnthropicBatches:
 
     def __init__(self, api_base: str | None, api_key: str | None, max_requests: int = 100_000,
                  max_bytes: int = 256 * 1024 * 1024):
-        import anthropic
+        import anthropic  # heavy: anthropic, pydantic
 
         base = api_base.rstrip("/").removesuffix("/v1") if api_base else None
         self.client = anthropic.Anthropic(api_key=api_key, base_url=base, max_retries=5)
@@ -52,7 +52,7 @@ class AnthropicBatches:
         return payload
 
     def response(self, body: dict[str, Any], request: Any) -> Any:
-        from dspy._vendor.lm15.providers.base import HttpResponse
+        from dspy._vendor.lm15.providers.base import HttpResponse  # heavy: dspy, pydantic
 
         reply = HttpResponse(status=200, reason="OK", headers=[("content-type", "application/json")],
                              body=json.dumps(body).encode())

@@ -17,7 +17,8 @@ from typing import Any, Iterator
 from dspy.utils.exceptions import LMProviderError
 
 from tribunal.eval.mt.batch.ledger import BatchLedger
-from tribunal.eval.mt.batch.providers import BatchLine, BatchProvider, provider_of
+from tribunal.eval.mt.batch.lines import BatchLine, BatchProvider
+from tribunal.eval.mt.batch.providers import provider_of
 from tribunal.programs.mqm.sampling import current_rollout
 
 

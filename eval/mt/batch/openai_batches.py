@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Iterator
 
-from tribunal.eval.mt.batch.providers import BatchLine, Outcome
+from tribunal.eval.mt.batch.lines import BatchLine, Outcome
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = {"completed", "failed", "expired", "cancelled"}
@@ -24,19 +24,19 @@ class OpenAIBatches:
 
     def __init__(self, api_base: str | None, api_key: str | None, max_requests: int = 50_000,
                  max_bytes: int = 200 * 1024 * 1024):
-        import openai
+        import openai  # heavy: openai, pydantic
 
         self.client = openai.OpenAI(api_key=api_key, base_url=api_base, max_retries=5)
         self.max_requests, self.max_bytes = max_requests, max_bytes
 
     def body(self, request: Any) -> dict[str, Any]:
         """The chat-completions body DSPy's own OpenAI dialect would send online."""
-        from dspy.clients.lm15_boundary import request_kwargs
+        from dspy.clients.lm15_boundary import request_kwargs  # heavy: dspy, pydantic
 
         return {"model": request.model.partition("/")[2] or request.model, **request_kwargs(request, "chat")}
 
     def response(self, body: dict[str, Any], request: Any) -> Any:
-        from dspy.lm15 import response_from_openai_chat
+        from dspy.lm15 import response_from_openai_chat  # heavy: dspy, pydantic
 
         return response_from_openai_chat(body, model=request.model)
 

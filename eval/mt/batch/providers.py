@@ -1,56 +1,18 @@
-"""What a batch provider does, and the registry of providers by model prefix (``openai/``, ``anthropic/``).
+"""The registry of batch providers by model prefix (``openai/``, ``anthropic/``), and how lines are split into batches.
 
-A provider turns DSPy's canonical request into its own request body (the same body its online
-API gets, so answers and scores match an online run), submits lines as one provider batch, reports
-whether a batch has ended, and yields each line's outcome: the response body, or why it failed.
+A provider (:class:`~tribunal.eval.mt.batch.lines.BatchProvider`) turns DSPy's canonical request into
+its own request body (the same body its online API gets, so answers and scores match an online run),
+submits lines as one provider batch, reports whether a batch has ended, and yields each line's
+outcome: the response body, or why it failed.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol
+from typing import Callable
 
-
-@dataclass(frozen=True)
-class BatchLine:
-    """One request of a batch: its ``custom_id`` is the request key (identical requests share it)."""
-
-    custom_id: str
-    body: dict[str, Any]
-
-    def size(self) -> int:
-        """Bytes of the line in a JSONL input file (an upper bound for the JSON of a message batch)."""
-        return len(json.dumps({"custom_id": self.custom_id, "body": self.body}, ensure_ascii=False).encode()) + 80
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """A line's result: a ``response`` body, or the ``error`` that kept it from one."""
-
-    custom_id: str
-    response: dict[str, Any] | None = None
-    error: str | None = None
-
-
-class BatchProvider(Protocol):
-    name: str
-    max_requests: int
-    max_bytes: int
-
-    def body(self, request: Any) -> dict[str, Any]: ...
-
-    def response(self, body: dict[str, Any], request: Any) -> Any: ...
-
-    def submit(self, lines: list[BatchLine], note: Callable[[dict[str, Any]], None]) -> str: ...
-
-    def recover(self, notes: dict[str, Any]) -> str | None: ...
-
-    def ended(self, batch_id: str) -> tuple[bool, dict[str, Any]]: ...
-
-    def outcomes(self, batch_id: str) -> Iterator[Outcome]: ...
-
-    def cancel(self, batch_id: str) -> None: ...
+from tribunal.eval.mt.batch.anthropic_batches import AnthropicBatches
+from tribunal.eval.mt.batch.lines import BatchLine, BatchProvider
+from tribunal.eval.mt.batch.openai_batches import OpenAIBatches
 
 
 def split(lines: list[BatchLine], max_requests: int, max_bytes: int) -> list[list[BatchLine]]:
@@ -84,10 +46,8 @@ def provider_of(model: str) -> tuple[str, str]:
 
 def make_provider(name: str, api_base: str | None, api_key: str | None, **limits: int) -> BatchProvider:
     """The batch client for provider ``name`` (``openai`` or ``anthropic``)."""
-    if name == "openai":
-        from tribunal.eval.mt.batch.openai_batches import OpenAIBatches
+    return CLIENTS[name](api_base, api_key, **limits)
 
-        return OpenAIBatches(api_base, api_key, **limits)
-    from tribunal.eval.mt.batch.anthropic_batches import AnthropicBatches
 
-    return AnthropicBatches(api_base, api_key, **limits)
+CLIENTS: dict[str, Callable[..., BatchProvider]] = {"openai": OpenAIBatches, "anthropic": AnthropicBatches}
+"""The batch client of each provider (each imports its SDK only when it first talks to the provider)."""

@@ -22,10 +22,14 @@ from typing import Any, Callable
 from tribunal.eval.mt.batch.engine import BatchEngine, Parked, collecting, gather
 from tribunal.eval.mt.batch.ledger import BatchLedger, BatchRecord, ledger_path
 from tribunal.eval.mt.batch.pricing import batch_spend, tokens
-from tribunal.eval.mt.batch.providers import BatchLine, BatchProvider, make_provider, provider_of, split
+from tribunal.eval.mt.batch.lines import BatchLine, BatchProvider
+from tribunal.eval.mt.batch.providers import make_provider, provider_of, split
 from tribunal.eval.mt.config import EvaluateConfig
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
+from tribunal.core.scheduling import Scheduler, scheduled
+from tribunal.eval.mt.job import program_factory
 
 
 def providers_for(config: EvaluateConfig) -> dict[str, BatchProvider]:
@@ -45,9 +49,6 @@ class BatchRun:
 
     def __init__(self, config: EvaluateConfig, providers: dict[str, BatchProvider] | None = None,
                  sleep: Callable[[float], None] = time.sleep):
-        from tribunal.eval.mt.job import program_factory
-        from tribunal.programs.mqm.scheduling import Scheduler
-
         signature = config.config_signature()
         self.config, self.sleep = config, sleep
         self.ledger = BatchLedger(ledger_path(config.output_dir, signature), signature)
@@ -63,8 +64,7 @@ class BatchRun:
     def judge(self, items: list[JudgeItem], languages: dict[str, str], journal: Journal,
               on_result: Callable[[ItemResult], None] | None = None) -> dict[str, Any]:
         """Judge ``items`` to the end; returns the run's batch statistics."""
-        from tribunal.eval.mt.judging import judge_item
-        from tribunal.programs.mqm.scheduling import scheduled
+        from tribunal.eval.mt.judging import judge_item  # read when called: tests patch judging.judge_item
 
         waiting = list(items)
         self.wait()  # batches a killed run left in flight: their answers first

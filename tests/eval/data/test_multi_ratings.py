@@ -14,7 +14,8 @@ from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.judge_scores import read_judge
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.multi_ratings import ErrorSpan, rating_score, user_ratings, wmt_raters
+from tribunal.core.rating import ErrorSpan
+from tribunal.eval.data.multi_ratings import rating_score, user_ratings, wmt_raters
 
 
 def lines(*records) -> str:

@@ -1,7 +1,8 @@
 import pytest
 
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.ratings import ErrorSpan, read_ratings
+from tribunal.core.rating import ErrorSpan
+from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.text_files import read_documents, read_lines
 from tests.conftest import write
 

@@ -6,7 +6,7 @@ import pytest
 
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.span_files import FORMATS, detect, read_spans, write_spans
-from tribunal.eval.meta.spans import SegmentSpans, span
+from tribunal.core.spans import SegmentSpans, span
 
 TARGET = "Das ist ein kleiner Test."
 SOURCE = "This is a small test."

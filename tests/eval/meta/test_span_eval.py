@@ -1,7 +1,7 @@
 import pytest
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.ratings import ErrorSpan
+from tribunal.core.rating import ErrorSpan
 from tests.conftest import write
 
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from tribunal.eval.data.ratings import ErrorSpan
+from tribunal.core.rating import ErrorSpan
 from tribunal.eval.meta.span_f1 import cell_counts, span_scores
 
 

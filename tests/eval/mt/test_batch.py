@@ -14,7 +14,8 @@ from tests.support.batch_server import batch_server
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tests.support.waiting import wait_for
-from tribunal.eval.mt.batch.providers import BatchLine, split
+from tribunal.eval.mt.batch.lines import BatchLine
+from tribunal.eval.mt.batch.providers import split
 from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 

@@ -20,7 +20,7 @@ from tribunal.cli.interrupts import FIRST_INTERRUPT
 from tribunal.errors import EXIT_BUSY, EXIT_INTERRUPTED
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.mt.items import item_key
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.item_result import ItemResult
 
 from .helpers import KEY_ENV, SECRET, wmt23
 

@@ -16,7 +16,8 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.mt.job import run_evaluation
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.signatures.mqm.errors import DimensionError

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tribunal.eval.mt.grounding import FUZZY_THRESHOLD, ground
-from tribunal.eval.mt.items import JudgeItem, RunItems
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.mt_item import JudgeItem
+from tribunal.eval.mt.items import RunItems
+from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.outputs import locate, spans_of
 from tribunal.eval.mt.report import grounding_counts
 

@@ -8,7 +8,8 @@ import os
 import pytest
 
 from tests.support.mounts import full_disk
-from tribunal.eval.mt.journal import ItemResult, Journal, JournalWriteError
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal, JournalWriteError
 
 SIGNATURE = "prog:mmad|v:1"
 

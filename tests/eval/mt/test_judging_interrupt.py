@@ -13,9 +13,9 @@ import threading
 import pytest
 
 import tribunal.eval.mt.judging as judging
-from tribunal.eval import interruptible
-from tribunal.eval.mt.items import JudgeItem
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.runner import interruptible
+from tribunal.core.mt_item import JudgeItem
+from tribunal.core.item_result import ItemResult
 
 
 class _Kept:

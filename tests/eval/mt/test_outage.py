@@ -15,7 +15,7 @@ from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.errors import EXIT_UNSCORED
-from tribunal.eval.mt.journal import ItemResult
+from tribunal.core.item_result import ItemResult
 
 from .helpers import KEY_ENV, SECRET, wmt23
 

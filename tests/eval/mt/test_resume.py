@@ -14,7 +14,8 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tests.support.waiting import Gate, wait_for
 from tribunal.eval.mt.items import item_key
-from tribunal.eval.mt.journal import ItemResult, Journal
+from tribunal.core.item_result import ItemResult
+from tribunal.eval.mt.journal import Journal
 
 from .helpers import KEY_ENV, SECRET, wmt23
 

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tribunal.eval.data.ratings import ErrorSpan
+from tribunal.core.rating import ErrorSpan
 from tribunal.eval.mt.report import span_evaluation
 
 

@@ -29,7 +29,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tests.support.small_mtme import GOLD, OUTPUTS, SOURCES, write_small_mtme
 from tribunal.cli import app
-from tribunal.eval.tracking import trace_labels as tl
+from tribunal.optimizers import trace_labels as tl
 from tribunal.optimizers.training_data import load_training_data
 
 ALICE, BOB = AssessmentSource("HUMAN", "alice"), AssessmentSource("HUMAN", "bob")

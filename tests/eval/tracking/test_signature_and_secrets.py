@@ -1,5 +1,5 @@
 from tribunal import __version__
-from tribunal.eval.tracking.secrets import redact, redact_text
+from tribunal.secrets import redact, redact_text
 from tribunal.eval.tracking.run_signatures import HypRunSignature
 from tribunal.eval.tracking.signature import files_hash, text_hash
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from mlflow.entities import AssessmentSource, Expectation, Feedback
 
-from tribunal.eval.tracking import trace_labels as tl
+from tribunal.optimizers import trace_labels as tl
 
 ITEM = {"source": "The bridge will reopen.", "translation": "Die Brücke öffnet wieder.",
         "source_lang": "English", "target_lang": "German"}

@@ -15,7 +15,7 @@ import pytest
 
 from tests.support.dspy_cache import private_dspy_cache
 from tests.support.loopback import REFUSAL, loopback_server
-from tribunal.eval.mt.meter import UsageMeter, attach_relay, metering
+from tribunal.runner.meter import UsageMeter, attach_relay, metering
 from tribunal.programs.answers import (
     RefusedAnswer,
     TruncatedAnswer,

@@ -13,7 +13,8 @@ import random
 
 import pytest
 
-from tribunal.eval.meta.spans import SpanOptions, score_segments, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions, score_segments
 
 SEVERITIES = ("minor", "major")
 

@@ -6,7 +6,8 @@ import random
 import pytest
 
 from tribunal.eval.meta.span_f1 import span_scores
-from tribunal.eval.meta.spans import SpanOptions, score_segments, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions, score_segments
 
 
 def test_legacy_span_level_equals_many_to_many_mp():

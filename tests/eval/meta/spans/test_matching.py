@@ -2,7 +2,8 @@
 
 import pytest
 
-from tribunal.eval.meta.spans import SpanOptions, score_segments, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions, score_segments
 from tribunal.eval.meta.spans.matching import greedy_pairs, optimal_pairs
 import numpy as np
 

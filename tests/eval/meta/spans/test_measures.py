@@ -2,7 +2,8 @@
 
 import pytest
 
-from tribunal.eval.meta.spans import SpanOptions, score_segments, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions, score_segments
 
 # gold: G1 = [0,10) major, G2 = [20,25) minor; predicted: P1 = [5,15) major, P2 = [20,25) minor, P3 = [30,32) minor.
 # P1 and G1 share 5 characters (5..9); P2 and G2 are identical; P3 touches nothing.

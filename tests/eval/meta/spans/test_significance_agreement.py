@@ -2,7 +2,8 @@
 
 import pytest
 
-from tribunal.eval.meta.spans import SpanOptions, segment_counts, span
+from tribunal.core.spans import span
+from tribunal.eval.meta.spans import SpanOptions, segment_counts
 from tribunal.eval.meta.spans.agreement import rater_ceiling, vs_raters
 from tribunal.eval.meta.spans.significance import clusters, paired_test
 

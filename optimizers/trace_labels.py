@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
+from tribunal.optimizers.training_data import human_mqm_score
 
 MQM_LABEL = "human_mqm"
 ERRORS_LABEL = "human_errors"
@@ -176,8 +177,6 @@ def mt_label(inputs: dict[str, Any], outputs: Any, assessments: Sequence[Any]) -
     if score_label is not None:
         score = mqm_score(value_of(score_label))
     else:
-        from tribunal.optimizers.training_data import human_mqm_score
-
         score = human_mqm_score(errors)  # only spans were marked: their WMT-weighted penalty
     used = [a.assessment_id for a in (score_label, errors_label) if a is not None]
     return TraceLabel("mt", texts, {"gold_score": score, "gold_errors": errors}, used)

@@ -11,6 +11,9 @@ from typing import Any
 import pandas as pd
 
 from tribunal.eval.tracking.run_names import join_name, short_lm
+from tribunal.eval.tracking.datasets import evaluation_dataset, log_input, slug
+from tribunal.eval.tracking.prompts import PromptRegistry
+from tribunal.optimizers.training_data import MQM_TED_FILES
 
 _TABLE_FIELDS = {"mt": ("source", "translation", "gold_score", "system", "seg_id", "rater", "trace_ids"),
                  "equiv": ("pair_id", "kind", "verdict")}
@@ -23,8 +26,7 @@ def optimize_run_name(program: str, optimizer: str, lm: str, train_spec: str) ->
 
 def training_source(spec: str) -> str:
     """The file a training SPEC reads (for the dataset's source)."""
-    from tribunal.eval.equiv.suite import default_suite_path
-    from tribunal.optimizers.training_data import MQM_TED_FILES
+    from tribunal.eval.equiv.suite import default_suite_path  # heavy: pulls in sklearn, scipy
 
     source, *rest = spec.split(":")
     target = rest[0] if rest else ""
@@ -45,7 +47,6 @@ def log_training_inputs(run: Any, **slices: Any) -> None:
     """Each slice (``train=..., dev=...``: TrainingData) as a dataset input and an evaluation dataset."""
     if getattr(run, "run_id", None) is None:
         return
-    from tribunal.eval.tracking.datasets import evaluation_dataset, log_input, slug
 
     for role, data in slices.items():
         fields = _TABLE_FIELDS[data.kind]
@@ -65,7 +66,6 @@ def log_tuned_prompts(run: Any, program: Any, program_name: str, document: dict[
     """Register the tuned program's predictors (and their base signatures) and link them to the run."""
     if getattr(run, "run_id", None) is None:
         return []
-    from tribunal.eval.tracking.prompts import PromptRegistry
 
     metadata = document.get("metadata", {})
     registry = PromptRegistry(run)

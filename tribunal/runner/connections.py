@@ -20,12 +20,12 @@ def pooled_engine(settings: Any, connections: int) -> Any | None:
     """An ``LM15Engine`` for ``settings`` with ``connections`` sockets, or None when DSPy's suffices."""
     if connections <= DSPY_DEFAULT_CONNECTIONS or settings.engine == "litellm":
         return None
-    from tribunal.programs.lm import on_server
+    from tribunal.programs.lm import on_server  # heavy: pulls in pydantic
 
     if on_server(settings):  # tribunal's ServerEngine: a connection per thread, no cap (build_lm makes it)
         return None
-    from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for
-    from dspy.lm15 import RouterConfig
+    from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for  # heavy: dspy, pydantic
+    from dspy.lm15 import RouterConfig  # heavy: dspy, pydantic
 
     try:
         provider = LM15Engine(RouterConfig(env={}), model_type="chat").resolve(settings.model).provider

@@ -10,13 +10,13 @@ one label per demand.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from tribunal.eval.equiv.hypothesis import Hypothesis, Step
-from tribunal.signatures.hyp_engagement import LabelName
+from tribunal.core.hypothesis import Hypothesis, Step
 
+LabelName = Literal["answered", "conceded", "partial", "dropped"]
 WORKFLOW_RELATION = "leads to"
 DEFAULT_INSTANCE = "instance"  # records written before runs carried their instance
 

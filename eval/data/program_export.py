@@ -24,11 +24,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tribunal.errors import UserError
 from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.tracking.secrets import secret_values
-from tribunal.optimizers.identity import program_identity, program_structure
+from tribunal.secrets import secret_values
+from tribunal.eval.data.program_identity import program_identity, program_structure
 
 FORMAT = "tribunal.program/1"
 _PICKLE_MAGIC = (b"\x80", b"(dp", b"ccopy_reg")
+
+
+def is_program_file(value: str) -> bool:
+    """Whether ``--program VALUE`` names an exported file rather than a registered program."""
+    return value.endswith(".json") or "/" in value or Path(value).is_file()
 
 
 class _ProgramInfo(BaseModel):
@@ -129,18 +134,3 @@ def read_export(path: str | Path) -> dict[str, Any]:
         raise UserError(f"{path}: not a complete tribunal export: {'.'.join(map(str, first['loc']))}: "
                         f"{first['msg']}") from None
     return document
-
-
-def load_program(path: str | Path, expected_name: str | None = None) -> tuple[Any, dict[str, Any]]:
-    """Rebuild the exported program and load its state; returns ``(program, document)``."""
-    document = read_export(path)
-    info = document["program"]
-    if expected_name is not None and info["name"] != expected_name:
-        raise UserError(f"{path}: exported program is {info['name']!r}, not {expected_name!r}")
-    from tribunal.optimizers.program_settings import build_configured
-
-    program = build_configured(info["name"], info.get("config") or {})
-    if program_identity(program) != info["identity"]:
-        raise UserError(f"{path}: its structure does not match program {info['name']!r} of this tribunal version")
-    program.load_state(document["state"])
-    return program, document

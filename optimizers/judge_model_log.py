@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from importlib import metadata as importlib_metadata
 from pathlib import Path
 from typing import Any, Mapping
+import logging
+import warnings
+
+from tribunal.secrets import redact
 
 LOGGED_MODEL_NAME = "tuned-judge"
 
@@ -44,7 +48,7 @@ def requirements() -> list[str]:
 
 def code_file() -> Path:
     """The models-from-code file shipped in the package."""
-    from tribunal.optimizers import judge_model
+    from tribunal.optimizers import judge_model  # heavy: pulls in mlflow, pandas
 
     return Path(judge_model.__file__).with_name("judge_model_code.py")
 
@@ -54,15 +58,12 @@ def log_judge_model(run: Any, export_path: str | Path, document: Mapping[str, An
     """Log ``export_path`` (a sealed export) as the run's model and register it; None without tracking."""
     if getattr(run, "run_id", None) is None:
         return None
-    import logging
-    import warnings
 
-    import mlflow
-    from mlflow.models import Model
+    import mlflow  # heavy: mlflow, pandas
+    from mlflow.models import Model  # heavy: mlflow, pandas
 
-    from tribunal.eval.tracking.datasets import use_store
-    from tribunal.eval.tracking.secrets import redact
-    from tribunal.optimizers.judge_model import PROGRAM_ARTIFACT, judge_signature
+    from tribunal.eval.tracking.datasets import use_store  # heavy: pulls in pandas, pyarrow
+    from tribunal.optimizers.judge_model import PROGRAM_ARTIFACT, judge_signature  # heavy: pulls in mlflow, pandas
 
     use_store(run)  # MLflow's model logging writes through its module-level store
     name = f"tribunal-{document['program']['name']}"
@@ -77,7 +78,7 @@ def log_judge_model(run: Any, export_path: str | Path, document: Mapping[str, An
                          metadata={"tribunal.program": document["program"]["name"], "tribunal.kind": kind,
                                    "tribunal.sha256": document["sha256"]},
                          tags={"tribunal.sha256": document["sha256"]})
-    from mlflow.exceptions import MlflowException
+    from mlflow.exceptions import MlflowException  # heavy: mlflow, pandas
 
     try:
         run.client.create_registered_model(name)

@@ -13,7 +13,7 @@ from tribunal.eval.data.multi_ratings import error_weight
 from tribunal.eval.data.ratings import ErrorSpan, read_ratings
 from tribunal.optimizers.training_data import human_mqm_score
 from tribunal.programs.mqm.scoring import wmt_mqm_score
-from tribunal.programs.mqm.wmt_weights import wmt_weight
+from tribunal.core.wmt_weights import wmt_weight
 from tribunal.signatures.mqm.errors import DimensionError
 
 SAMPLE_EVERY = 7  # every 7th rated cell of each file: a few thousand cells, a second or two

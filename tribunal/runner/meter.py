@@ -21,6 +21,7 @@ from tribunal.programs.answers.reask import current_reask
 from tribunal.programs.mqm.roles import current_call
 
 from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatches to it
+import dspy
 
 
 class UsageMeter(BaseCallback):
@@ -124,8 +125,6 @@ def attach_relay(lm: Any) -> Any:
 @contextlib.contextmanager
 def metering(meter: UsageMeter) -> Iterator[UsageMeter]:
     """Count the LM calls (of relay-carrying LMs) and tokens made in this context into ``meter``."""
-    import dspy
-
     token = _ACTIVE.set(meter)
     try:
         with dspy.context(usage_tracker=meter, disable_history=True):

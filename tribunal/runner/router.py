@@ -45,7 +45,7 @@ class RouterEngine:
 
 def build_router(config: Any) -> Any:
     """A ``litellm.Router`` over ``config.router.endpoints`` for every model of the run."""
-    import litellm
+    import litellm  # heavy: litellm, openai
 
     settings = config.lm
     key = os.environ.get(settings.api_key_env) if settings.api_key_env else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from tribunal.eval.mt.collector import JUDGING_THRESHOLD0, steady_collector
+from tribunal.runner.collector import JUDGING_THRESHOLD0, steady_collector
 
 
 def test_thresholds_and_frozen_heap_are_restored_after_the_last_overlapping_run():
