@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tribunal.eval.tracking import trace_labels
+from tribunal.optimizers import trace_labels
 from tribunal.optimizers import judge_model, training_data
 from tribunal.programs.mqm import labels
 from tribunal.signatures.mqm.gemba import GembaMQM
