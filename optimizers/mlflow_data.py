@@ -22,7 +22,7 @@ from typing import Any
 
 from tribunal.errors import UserError
 from tribunal.optimizers.trace_labels import LabelProblem, TraceLabel, trace_label, updated_ms
-from tribunal.optimizers.training_data import EQUIV_INPUTS, MT_INPUTS
+from tribunal.optimizers.example_inputs import EQUIV_INPUTS, MT_INPUTS
 
 TEST_DATA = "judged on WMT23 (test data only)"
 OTHER_KIND = "another kind of item than the slice's"

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
-from tribunal.optimizers.training_data import human_mqm_score
+from tribunal.optimizers.example_inputs import human_mqm_score
 
 MQM_LABEL = "human_mqm"
 ERRORS_LABEL = "human_errors"

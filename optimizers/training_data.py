@@ -30,14 +30,11 @@ from typing import Any, Callable
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
-from tribunal.core.wmt_weights import wmt_penalty
-from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
+from tribunal.optimizers.example_inputs import EQUIV_INPUTS, MT_INPUTS, human_mqm_score
 from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}
-MT_INPUTS = MT_ITEM_FIELDS
-EQUIV_INPUTS = ("hypothesis_a", "hypothesis_b")
 _RANGE = re.compile(r"^(\d+)-(\d*)$")
 _LANGS = {"en": "English", "de": "German", "zh": "Chinese"}
 
@@ -94,11 +91,6 @@ def _data_root() -> Path:
     if os.environ.get("TRIBUNAL_DATA"):
         return Path(os.environ["TRIBUNAL_DATA"]).expanduser()
     return Path.home() / ".tribunal" / "data"
-
-
-def human_mqm_score(errors: list[dict[str, Any]]) -> float:
-    """``-sum`` of WMT weights (:func:`tribunal.core.wmt_weights.wmt_weight`) of ``{category, severity}`` errors."""
-    return -wmt_penalty([(error["category"], error["severity"]) for error in errors])
 
 
 def _ted_file(args: list[str]) -> tuple[Path, str]:
@@ -178,7 +170,7 @@ class SpecPlace:
 
 def _mlflow(args: list[str], where: SpecPlace) -> Loaded:
     from tribunal.eval.tracking.mlflow_run import DEFAULT_TRACKING_URI  # heavy: pulls in pydantic
-    from tribunal.optimizers.mlflow_data import load_trace_slice
+    from tribunal.optimizers.mlflow_data import load_trace_slice  # heavy: pulls in mlflow
 
     if not args:
         raise UserError("mlflow SPEC: expected mlflow:EXPERIMENT[:A-B][?FILTER]")

@@ -52,31 +52,14 @@ def test_no_import_cycle_between_packages_even_through_imports_inside_functions(
     assert graph.cycles(set(graph.package_edges(imports, with_functions=True))) == []
 
 
-# Cycles still closed by an import inside a function, in code that other work on issue 29 rewrites:
-# the judging service replaces job.py's program_factory (which processes.py and batch/runner.py import),
-# the one definition of an MT item's fields removes training_data's part, the judge registry the
-# program settings. Nothing may join them: a new cycle fails below.
-CYCLES_LEFT = [
-    ["tribunal.eval.mt.batch.runner", "tribunal.eval.mt.job", "tribunal.eval.mt.processes"],
-    ["tribunal.optimizers.mlflow_data", "tribunal.optimizers.trace_labels", "tribunal.optimizers.training_data"],
-    ["tribunal.optimizers.program_loader", "tribunal.optimizers.program_settings", "tribunal.optimizers.program_source"],
-]
-REASONS_LEFT = {"eval/mt/job.py": ("tribunal.eval.mt.batch.runner", "tribunal.eval.mt.processes"),
-                "optimizers/training_data.py": ("tribunal.optimizers.mlflow_data",)}
-
-
-def test_no_new_cycle_through_imports_inside_functions(imports):
-    found = graph.cycles(graph.module_edges(imports, with_functions=True))
-    assert [c for c in found if c not in CYCLES_LEFT] == []
+def test_no_import_cycle_even_through_imports_inside_functions(imports):
+    assert graph.cycles(graph.module_edges(imports, with_functions=True)) == []
 
 
 def test_every_import_inside_a_function_says_why():
     missing = []
     for path, line, comment in graph.all_function_imports(REPO):
-        if comment and not comment.lower().startswith("cycle"):
-            continue
-        text = (REPO / path).read_text().splitlines()[line - 1]
-        if not any(module in text for module in REASONS_LEFT.get(path, ())):
+        if not comment or comment.lower().startswith("cycle"):
             missing.append(f"{path}:{line}")
     assert missing == [], ("an import inside a function needs a reason on its line (# heavy: ..., "
                            "# optional extra: ...); run benchmarks/import_reasons.py: " + ", ".join(missing))

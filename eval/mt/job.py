@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,27 +12,20 @@ import json
 from tribunal.errors import Interrupted
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
-from tribunal.errors import UserError
 from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.data.output_paths import writable_folder
-from tribunal.eval.data.program_export import read_export
-from tribunal.eval.data.program_identity import program_identity
 from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
 from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
 from tribunal.eval.mt.judging import judge_all
-from tribunal.eval.tracking.call_log import attach_call_log
 from tribunal.eval.tracking.mlflow_run import check_store
 from tribunal.eval.tracking.mt_run import open_mt_run
 from tribunal.eval.tracking.names import slug
 from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 from tribunal.eval.tracking.signature import text_hash
-from tribunal.programs.lm import build_lm, build_role_lms
 from tribunal.programs.mqm.demos import LANGUAGES
-from tribunal.core.judges import build_judge
-from tribunal.programs.mqm.roles import RoleLMs
+from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.programs.server_lost import LocalServerLost
-from tribunal.runner.connections import pooled_engine
-from tribunal.runner.meter import attach_relay
+from tribunal.eval.mt.batch.runner import judge_in_batches
 
 
 KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "scored", "unscored",
@@ -54,69 +46,9 @@ class EvaluationResult:
     ceiling: Any = None  # agreement with several raters on the judged cells (eval.mt.ceiling), when the data has them
 
 
-def _demo_root(config: EvaluateConfig) -> Path:
-    if config.demo_data:
-        return config.demo_data
-    root = os.environ.get("TRIBUNAL_DATA")
-    if not root:
-        raise ValueError("few-shot demos need the TED MQM data: pass demo_data / --demo-data or set TRIBUNAL_DATA")
-    return Path(root) / "mqm-ted"
-
-
-def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
-    """The verified export named by ``config.program_file`` (None without one)."""
-    if config.program_file is None:
-        return None
-
-    document = read_export(config.program_file)
-    if document["program"]["name"] != config.program:
-        raise UserError(f"{config.program_file}: exported program is {document['program']['name']!r}, "
-                        f"not {config.program!r}")
-    return document
-
-
 def _marks_spans(config: EvaluateConfig) -> bool:
     """Whether the program outputs error spans (EAPrompt counts errors; ESA without its span step scores)."""
     return config.judge.spans_marked(config.program_settings())
-
-
-def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
-    """A function building a fresh program (one per worker thread) with its LMs and demos.
-
-    With ``config.program_file`` the tuned export's state (instructions, demos) replaces the
-    default demos, after its structure is checked against the program built from ``config``.
-    """
-    if engine is None and len(config.router.endpoints) > 1:
-        from tribunal.runner.router import RouterEngine, build_router  # read when called: tests patch build_router
-
-        engine = RouterEngine(build_router(config))
-    elif engine is None and not config.role_lms:
-        engine = pooled_engine(config.lm, config.concurrency)
-    # The relay callback lets the per-item usage meter count these LMs' calls.
-    lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
-                  {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
-    tuned = _tuned_state(config)  # an export carries its own demos
-    plan = config.judge.demo_plan()
-    demos: dict[str, list] = {}
-    if tuned is None and plan is not None:
-        demos = plan.build(config.program_settings(), lambda: _demo_root(config), config.lp, config.demo_count)
-
-    def make() -> Any:
-        program = attach_call_log(build_judge(config.program, config.program_settings(), lms, config.segment),
-                                  [lms.default, *lms.roles.values()])
-        program.strict = config.strict  # fallbacks off: an unusable role unscores its item
-        for name, examples in demos.items():
-            getattr(program, name).demos = list(examples)
-        if tuned is not None:
-            if program_identity(program) != tuned["program"]["identity"]:
-                raise UserError(f"{config.program_file}: its structure does not match {config.program} "
-                                "with these settings (stages, strategy, reference, context)")
-            program.load_state(tuned["state"])
-        return program
-
-    if tuned is not None:
-        make()  # a mismatch is reported before any item is judged
-    return make
 
 
 def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., EvaluationResult]:
@@ -192,11 +124,9 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         batch_stats = None
         try:
             if pending and config.batch.enabled:
-                from tribunal.eval.mt.batch.runner import judge_in_batches
-
                 batch_stats = judge_in_batches(config, pending, languages, journal, landed, start_clock)
             elif pending and config.processes > 1 and engine is None:
-                from tribunal.eval.mt.processes import judge_in_processes
+                from tribunal.eval.mt.processes import judge_in_processes  # read when called: tests patch it
 
                 program_factory(config)  # bad settings or data fail here, with their own message, before any worker
                 judge_in_processes(config, pending, languages, journal, landed, start_clock)

@@ -52,7 +52,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
     with a ``SamplingSettings``: :mod:`tribunal.eval.mt.ensemble`).
 
     The program's LMs must carry the meter relay (:func:`tribunal.runner.meter.attach_relay`;
-    :func:`tribunal.eval.mt.job.program_factory` attaches it), or their calls go uncounted.
+    :func:`tribunal.eval.mt.judge_builder.program_factory` attaches it), or their calls go uncounted.
     """
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace

@@ -26,7 +26,7 @@ from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.journal import Journal
-from tribunal.eval.mt.job import program_factory
+from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.eval.mt.judging import judge_all
 from tribunal.programs.server_lost import LocalServerLost
 from tribunal.quiet import quiet_worker

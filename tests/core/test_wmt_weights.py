@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import shared_data
 from tribunal.eval.data.multi_ratings import error_weight
 from tribunal.eval.data.ratings import ErrorSpan, read_ratings
-from tribunal.optimizers.training_data import human_mqm_score
+from tribunal.optimizers.example_inputs import human_mqm_score
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.core.wmt_weights import wmt_weight
 from tribunal.signatures.mqm.errors import DimensionError

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tribunal.errors import TribunalError, UserError
-from tribunal.optimizers.training_data import check_disjoint, human_mqm_score, load_training_data
+from tribunal.optimizers.example_inputs import human_mqm_score
+from tribunal.optimizers.training_data import check_disjoint, load_training_data
 
 HEADER = "system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\tcomment\n"
 ROWS = [

@@ -112,7 +112,7 @@ def configure(request: JobRequest | Mapping[str, Any]) -> Any:
 
 def judge_factory(config: Any, engine: Any = None) -> Callable[[], Any]:
     """A function building a fresh judge of ``config`` (LMs, demos, tuned state), as the runner builds it."""
-    from tribunal.eval.mt.job import program_factory  # heavy: pulls in dspy
+    from tribunal.eval.mt.judge_builder import program_factory  # heavy: pulls in dspy
 
     return program_factory(config, engine)
 

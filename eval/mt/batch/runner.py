@@ -29,7 +29,7 @@ from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.journal import Journal
 from tribunal.core.scheduling import Scheduler, scheduled
-from tribunal.eval.mt.job import program_factory
+from tribunal.eval.mt.judge_builder import program_factory
 
 
 def providers_for(config: EvaluateConfig) -> dict[str, BatchProvider]:

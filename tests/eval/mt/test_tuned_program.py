@@ -42,7 +42,7 @@ def test_export_of_another_program_is_refused(tmp_path):
     import pytest
 
     from tribunal.eval.mt.config import EvaluateConfig
-    from tribunal.eval.mt.job import program_factory
+    from tribunal.eval.mt.judge_builder import program_factory
     from tribunal.programs.lm import LMSettings
 
     export = tuned_gemba(tmp_path / "gemba.json")
