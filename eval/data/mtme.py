@@ -10,7 +10,7 @@ with ``hypothesis``); a ``.txt`` file wins over a ``.jsonl`` one of the same nam
 name (``mqm``, ``esa``, ``esa-human1``) comes from the test set's conventions.
 
 Everything is read lazily and once; every per-segment file is checked against the source length.
-Given a :class:`ScoreCache`, score files are parsed once across runs (until they change).
+Given a :class:`ScoreCache`, score and rating files are parsed once across runs (until they change).
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from tribunal.eval.tracking.run_signatures import AgreementSignature
 from tribunal.eval.tracking.signature import files_hash
 from tribunal.eval.data.judge_scores import read_judge
 from tribunal.eval.data.mtme import LanguagePair, language_pairs
+from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.data.multi_ratings import user_ratings, wmt_raters
 from tribunal.eval.tracking.datasets import log_input
 from tribunal.eval.tracking.names import slug
@@ -65,7 +66,7 @@ def load_ratings(request: AgreementRequest) -> tuple[Ratings, list[Path], str]:
         present = language_pairs(request.data)
         if request.lp not in present:
             raise UserError(f"--lp {request.lp}: no such language pair in {request.data} (have {', '.join(present)})")
-        pair = LanguagePair(request.data, request.lp)
+        pair = LanguagePair(request.data, request.lp, cache=ScoreCache.default())  # rating files parsed once
         table = wmt_raters(pair, request.humans or None)
         table.scale = request.scale or table.scale
         source = f"{request.data.name}/{request.lp}"

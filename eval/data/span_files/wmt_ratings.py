@@ -1,7 +1,8 @@
 """WMT MQM rating files in the mt-metrics-eval layout (``human-scores/LP.mqm.raterN.seg.rating``):
 one line per system and segment, ``SYSTEM\\t{"errors": [...]}`` or ``SYSTEM\\tNone`` for an unrated cell.
 
-Reading goes through :func:`tribunal.eval.data.ratings.read_ratings`; segment ids are
+Reading goes through :func:`tribunal.eval.data.ratings.read_ratings` and the parsed-data cache
+(:class:`~tribunal.eval.data.score_cache.ScoreCache`: a file is parsed once until it changes); segment ids are
 ``SYSTEM|INDEX`` (0-based line index within the system's block); unrated cells are left out.
 Writing fills a system's missing indices with ``None`` (a category is required by the layout; tribunal
 writes ``"unknown"``).
@@ -21,8 +22,10 @@ NAME = "wmt-rating"
 
 
 def read(path: Path) -> dict[str, SegmentSpans]:
+    from tribunal.eval.data.score_cache import ScoreCache  # heavy: pulls in numpy
+
     table: dict[str, SegmentSpans] = {}
-    for system, block in read_ratings(path).items():
+    for system, block in read_ratings(path, cache=ScoreCache.default()).items():
         for index, rating in enumerate(block):
             if rating is None:
                 continue

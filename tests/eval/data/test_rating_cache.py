@@ -50,3 +50,37 @@ def test_a_changed_rating_file_is_read_again(tmp_path):
     again = read_ratings(path, cache=ScoreCache(tmp_path / "cache"))
     assert again == parse_ratings(path, path.read_bytes())
     assert again["sysA"][0][0].severity == "critical"
+
+
+def test_wmt23_zh_en_rating_files_read_through_the_cache_equal_a_fresh_parse(wmt23_root, tmp_path):
+    from tribunal.eval.data.mtme import LanguagePair
+
+    pair = LanguagePair(wmt23_root, "zh-en", cache=ScoreCache(tmp_path / "cache"))
+    assert len(pair.rating_names) == 8  # mqm.rater1 ... mqm.rater8
+    for name in pair.rating_names:
+        path = wmt23_root / "human-scores" / f"zh-en.{name}.seg.rating"
+        fresh = parse_ratings(path, path.read_bytes())
+        assert pair.ratings(name) == fresh  # parsed, then stored
+        later = ScoreCache(tmp_path / "cache")  # the next run: served from the entry, the file not parsed
+        assert read_ratings(path, pair.n_segments, later) == fresh
+        assert later.stats["parsed"] == 0 and later.stats["hit"] + later.stats["verified"] == 1
+
+
+def test_a_copied_real_rating_file_changed_in_place_is_parsed_again(wmt23_root, tmp_path):
+    source = wmt23_root / "human-scores" / "zh-en.mqm.rater1.seg.rating"
+    path = tmp_path / "zh-en.mqm.rater1.seg.rating"
+    path.write_bytes(source.read_bytes())
+    cache = ScoreCache(tmp_path / "cache")
+    before = read_ratings(path, cache=cache)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rated = next(k for k, line in enumerate(lines) if '"errors": [{' in line or '"errors":[{' in line)
+    system = lines[rated].partition("\t")[0]
+    lines[rated] = f"{system}\tNone"  # one rated cell becomes unrated; the size changes too
+    old = os.stat(path)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.utime(path, ns=(old.st_atime_ns, old.st_mtime_ns))
+    again = ScoreCache(tmp_path / "cache")
+    after = read_ratings(path, cache=again)
+    assert again.stats["parsed"] == 1 and after == parse_ratings(path, path.read_bytes()) and after != before
+    block = lines[:rated + 1]
+    assert after[system][sum(line.startswith(system + "\t") for line in block) - 1] is None
