@@ -89,6 +89,18 @@ def max_items_in_flight(concurrency: int) -> int:
     return 8 * concurrency + 16
 
 
+def max_fanned_calls(concurrency: int) -> int:
+    """A ceiling on the calls that items fan out at once: threads of each fan-out executor, made as needed.
+
+    A fanned-out call should wait for its call slot in the slots' priority queue, not for a thread in
+    an executor's first-come queue: with as many threads as slots, a debate of an item's second
+    dimension waited there behind the stage-1 calls of items started after it, outside the critical-path
+    order. M-MAD fans out at most three calls per item beside the one its own thread makes (four
+    stage-1 agents, four debates; a debate's two debaters on the nested executor).
+    """
+    return 3 * max_items_in_flight(concurrency)
+
+
 def judge_all(
     make_program: Callable[[], Any],
     items: Iterable[JudgeItem],
@@ -107,7 +119,7 @@ def judge_all(
     (:data:`~tribunal.core.scheduling.CALLS_AHEAD`), then to the item started earliest, so
     started items finish before new ones begin and no item has its whole chain left at the end.
     ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
-    dimensions) concurrently, within the same slots. ``sampling``: K judgments per item
+    dimensions, the two debaters of a round) concurrently, within the same slots. ``sampling``: K judgments per item
     (:func:`judge_item`).
     """
     slots = CallSlots(concurrency)
@@ -116,8 +128,12 @@ def judge_all(
 
     with contextlib.ExitStack() as stack:
         stack.enter_context(steady_collector())  # no full collection walks the start-up heap mid-run
-        calls = stack.enter_context(ThreadPoolExecutor(concurrency, thread_name_prefix="judge-call")) if fan_out else None
-        scheduler = Scheduler(slots, calls)
+        calls = nested = None
+        if fan_out:  # threads enough for every fanned-out call: each waits for its slot in priority order
+            width = max_fanned_calls(concurrency)
+            calls = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-call"))
+            nested = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-nested"))
+        scheduler = Scheduler(slots, calls, nested=nested)
 
         def work(number: int, item: JudgeItem, ticket: Ticket) -> ItemResult:
             try:

@@ -280,3 +280,22 @@ def test_a_debate_round_with_more_rounds_after_it_goes_first():
     for thread in threads:
         thread.join(timeout=5)
     assert served == [(2, 5), (1, 3), (0, 1)]
+
+
+def test_a_fanned_out_call_fans_out_on_the_nested_executor_and_a_call_there_no_further():
+    def name() -> str:
+        return threading.current_thread().name
+
+    def deepest() -> list[str]:
+        return fan_out([name, name])  # a third level: in order, on this thread
+
+    def outer() -> list:
+        return fan_out([name, deepest])
+
+    with ThreadPoolExecutor(1, thread_name_prefix="outer") as pool, \
+            ThreadPoolExecutor(1, thread_name_prefix="nested") as nested, \
+            scheduled(Scheduler(None, pool, nested=nested)):
+        here, there = fan_out([outer, outer])  # one thread each: a level waits only on the level below
+    main = threading.current_thread().name
+    assert here == [main, ["outer_0", "nested_0"]]  # the second level on the nested executor
+    assert there == ["outer_0", ["nested_0", "nested_0"]]  # a third level in order, on its thread

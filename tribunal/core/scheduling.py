@@ -145,15 +145,19 @@ def _claimed(slots: CallSlots) -> Iterator[None]:
 
 
 class Scheduler:
-    """Call slots plus, optionally, an executor for fanning out an item's independent calls.
+    """Call slots plus, optionally, executors for fanning out an item's independent calls.
 
-    ``gather`` replaces how independent calls are run altogether (batch mode runs them one after
-    another, each possibly parking, and raises only after all were tried).
+    ``executor`` runs the calls an item fans out; ``nested`` (optional) the calls that one of those
+    fans out in turn (M-MAD's two debaters of a round, in a debate of another dimension), which
+    otherwise run one after another. ``gather`` replaces how independent calls are run altogether
+    (batch mode runs them one after another, each possibly parking, and raises only after all were
+    tried).
     """
 
     def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
-                 gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None):
-        self.slots, self.executor, self.gather = slots, executor, gather
+                 gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None,
+                 nested: Executor | None = None):
+        self.slots, self.executor, self.gather, self.nested = slots, executor, gather, nested
 
 
 _SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
@@ -194,11 +198,11 @@ def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
     return scheduler.slots.hold(call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead))
 
 
-_NESTED: contextvars.ContextVar[bool] = contextvars.ContextVar("tribunal_fanned_out", default=False)
+_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("tribunal_fan_out_depth", default=0)
 
 
-def _nested(call: Callable[[], Any]) -> Any:
-    _NESTED.set(True)  # in the call's own copied context only
+def _at_depth(depth: int, call: Callable[[], Any]) -> Any:
+    _DEPTH.set(depth)  # in the call's own copied context only
     return call()
 
 
@@ -207,16 +211,20 @@ def fan_out(calls: Sequence[Callable[[], Any]]) -> list[Any]:
 
     Each call runs in a copy of the caller's context (DSPy's settings overrides, the usage meter
     and the stage tag are context variables). The first call runs on this thread. Every call is
-    awaited before an exception propagates, so none outlives the item. A call already running on
-    the executor fans out no further (its own calls run in order): waiting on the bounded executor
-    from inside it could deadlock.
+    awaited before an exception propagates, so none outlives the item. A call running on the
+    scheduler's ``executor`` fans out on its ``nested`` executor, and a call running there fans out
+    no further (its own calls run in order): each level waits only on the level below it, so
+    however small the executors are, no call waits on a thread held by a call waiting on it.
     """
     scheduler = _SCHEDULER.get()
     if scheduler is not None and scheduler.gather is not None:
         return scheduler.gather(calls)
-    if scheduler is None or scheduler.executor is None or len(calls) < 2 or _NESTED.get():
+    depth = _DEPTH.get()
+    levels = (None, None) if scheduler is None else (scheduler.executor, scheduler.nested)
+    executor = levels[depth] if depth < len(levels) else None
+    if executor is None or len(calls) < 2:
         return [call() for call in calls]
-    futures = [scheduler.executor.submit(contextvars.copy_context().run, _nested, call) for call in calls[1:]]
+    futures = [executor.submit(contextvars.copy_context().run, _at_depth, depth + 1, call) for call in calls[1:]]
     try:
         first = calls[0]()
     finally:
