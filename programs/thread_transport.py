@@ -1,4 +1,4 @@
-"""An HTTP transport with a connection per calling thread: no lock that every LM call contends for.
+"""An HTTP transport with a connection per call slot: no lock that every LM call contends for.
 
 lm15's stdlib transport (vendored in DSPy) keeps one connection pool per router: every request
 takes the pool's semaphore, then its lock to check a connection out (running a ``select()`` on it,
@@ -6,12 +6,14 @@ to see whether the peer closed it, while holding the lock), and the lock again t
 in. With 32-128 worker threads calling at once, a profile of the M-MAD runner found about a fifth
 of its samples waiting there.
 
-:class:`ThreadTransport` gives each calling thread its own ``StdlibTransport`` (each a pool of a
-few connections that only that thread uses), so the locks a request takes are never contended.
-A thread makes one call at a time, so it keeps one connection alive between its calls. The number
-of calls in flight is bounded by tribunal's call slots
-(:mod:`tribunal.core.scheduling`), not by a pool; the sockets open are at most one per thread
-that has called. The transport is tribunal's own, passed to the lm15 router of a
+:class:`ThreadTransport` gives each call slot (:func:`tribunal.core.call_slots.current_slot`: at
+most one call holds a slot number at a time) its own ``StdlibTransport``, a pool of a few
+connections that only the call holding that slot uses, so the locks a request takes are never
+contended. A call made outside a slot (no scheduler, e.g. a single judgment) uses its thread's own.
+The sockets open are then at most one per slot, reused call after call by whichever thread holds
+the slot, however many threads a run has (its fan-out makes one per waiting call). The number of
+calls in flight is bounded by tribunal's call slots (:mod:`tribunal.core.scheduling`), not by a
+pool. The transport is tribunal's own, passed to the lm15 router of a
 :class:`~tribunal.programs.server_engine.ServerEngine` (``RouterConfig(transport=...)``): nothing in
 DSPy is replaced.
 """
@@ -22,12 +24,14 @@ import threading
 import weakref
 from typing import Any
 
+from tribunal.core.call_slots import current_slot
+
 PER_THREAD_CONNECTIONS = 2
-"""Connections a thread's own pool may hold: one in use, one spare for a response still being released."""
+"""Connections a slot's (or thread's) own pool may hold: one in use, one spare for a response still being released."""
 
 
 class ThreadTransport:
-    """``stream(request)`` through the calling thread's own ``StdlibTransport`` (built on its first call)."""
+    """``stream(request)`` through the call slot's own ``StdlibTransport`` (else the thread's; built on first use)."""
 
     def __init__(self, timeouts: Any = None):
         self._kwargs: dict[str, Any] = {"max_connections": PER_THREAD_CONNECTIONS}
@@ -35,30 +39,42 @@ class ThreadTransport:
             self._kwargs |= dict(connect_timeout=timeouts.connect, read_timeout=timeouts.read,
                                  write_timeout=timeouts.write, pool_timeout=timeouts.pool)
         self._local = threading.local()
-        self._lock = threading.Lock()  # taken once per thread (its first call) and by close()
+        self._slots: dict[int, Any] = {}  # slot number -> its transport
+        self._lock = threading.Lock()  # taken once per slot or thread (its first call) and by close()
         self._all: weakref.WeakSet = weakref.WeakSet()  # a finished thread's transport closes when collected
         self._closed = False
 
     def _own(self) -> Any:
+        slot = current_slot()
+        if slot is not None:
+            transport = self._slots.get(slot)
+            if transport is None:
+                transport = self._slots[slot] = self._new()
+            return transport
         transport = getattr(self._local, "transport", None)
         if transport is None:
-            from dspy._vendor.lm15.transports import StdlibTransport  # heavy: dspy, pydantic
+            transport = self._local.transport = self._new()
+        return transport
 
-            with self._lock:
-                if self._closed:
-                    raise RuntimeError("transport is closed")
-                transport = self._local.transport = StdlibTransport(**self._kwargs)
-                self._all.add(transport)
+    def _new(self) -> Any:
+        from dspy._vendor.lm15.transports import StdlibTransport  # heavy: dspy, pydantic
+
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("transport is closed")
+            transport = StdlibTransport(**self._kwargs)
+            self._all.add(transport)
         return transport
 
     def stream(self, request: Any) -> Any:
-        """Send ``request`` on this thread's connection (lm15's ``SyncTransport`` surface)."""
+        """Send ``request`` on this slot's (or thread's) connection (lm15's ``SyncTransport`` surface)."""
         return self._own().stream(request)
 
     def close(self) -> None:
-        """Close every thread's connections."""
+        """Close every slot's and thread's connections."""
         with self._lock:
             self._closed = True
             transports = list(self._all)
+            self._slots.clear()
         for transport in transports:
             transport.close()

@@ -164,15 +164,15 @@ def judge_all(
                 finished, _ = interruptible.first_completed(waiting)  # a Ctrl-C a worker took still lands
                 if admission in finished:
                     finished.discard(admission)
-                    admission.result()
+                    slot = admission.result()
                     admission = None
                     entry = next(pending, None)
                     if entry is None:
-                        slots.release()
+                        slots.release(slot)
                         exhausted = True
                     else:
                         admitted += 1
-                        ticket = Ticket(slots)
+                        ticket = Ticket(slots, slot)
                         running[pool.submit(work, *entry, ticket)] = ticket
                 for future in finished:
                     del running[future]
@@ -184,5 +184,5 @@ def judge_all(
                 if future.cancel():
                     ticket.release_unused()
             if admission is not None:  # it gets its slot once the started items are done: give it back
-                admission.add_done_callback(lambda f: f.exception() is None and slots.release())
+                admission.add_done_callback(lambda f: f.exception() is None and slots.release(f.result()))
             raise

@@ -58,3 +58,29 @@ def test_each_thread_keeps_its_own_connection_and_close_closes_every_one():
         assert len({p[0] for p in seen.values()}) == 3  # and no thread uses another's
         transport.close()
         assert len(own) == 3 and all(t._closed for t in own)
+
+
+def test_calls_holding_the_same_call_slot_share_its_connection_whatever_their_thread():
+    from tribunal.core.call_slots import CallSlots
+
+    ports: list[int] = []
+    with serving(_handler(ports)) as base:
+        url = f"{base}/chat/completions"
+        transport, slots = ThreadTransport(), CallSlots(2)
+        by_slot: dict[int, list[int]] = {}
+
+        def call() -> None:
+            with slots.hold() as number:
+                assert json.loads(_post(transport, url)) == {"ok": True}
+                by_slot.setdefault(number, []).append(ports[-1])
+
+        held = [slots.acquire(), slots.acquire()]
+        for k in range(6):  # six threads, one after another, each on the slot given back for it
+            slots.release(held[k % 2])
+            thread = threading.Thread(target=call)
+            thread.start()
+            thread.join(timeout=10)
+            assert slots.acquire() == held[k % 2]
+        assert len(by_slot) == 2 and all(len(p) == 3 and len(set(p)) == 1 for p in by_slot.values())
+        assert len({p[0] for p in by_slot.values()}) == 2  # one connection per slot, reused by every thread
+        transport.close()

@@ -14,73 +14,22 @@ A runner admits a new item when a slot is free and no started item's call with a
 ahead wants it: it waits for a slot at :func:`admission_priority` (that of the item's first call)
 and hands that slot to the new item as a :class:`Ticket`, which the item's first call uses. So the
 number of items in flight follows the free slots (up to the runner's thread ceiling) instead of a
-fixed window.
+fixed window. The slots themselves, numbered so that a transport can keep a connection per slot:
+:mod:`tribunal.core.call_slots`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import heapq
-import itertools
 import threading
 from concurrent.futures import Executor
 from typing import Any, Callable, Iterator, Sequence
 
+from tribunal.core.call_slots import CallSlots, in_slot
 
-class CallSlots:
-    """A semaphore whose waiters are served lowest ``priority`` first (ties: first come)."""
-
-    def __init__(self, size: int):
-        if size < 1:
-            raise ValueError("at least one call slot is needed")
-        self.size = size
-        self.peak = 0
-        self._busy = 0
-        self._lock = threading.Lock()
-        self._waiters: list[tuple[float, int, threading.Event]] = []
-        self._arrival = itertools.count()
-
-    def acquire(self, priority: float = 0) -> None:
-        """Take a slot, waiting for one if all are busy."""
-        with self._lock:
-            if self._busy < self.size and not self._waiters:
-                self._take()
-                return
-            event = threading.Event()
-            entry = (priority, next(self._arrival), event)
-            heapq.heappush(self._waiters, entry)
-        try:
-            event.wait()
-        except BaseException:
-            with self._lock:
-                handed = event.is_set()
-                if not handed:
-                    self._waiters.remove(entry)
-                    heapq.heapify(self._waiters)
-            if handed:  # the slot reached us as we were interrupted: pass it on
-                self.release()
-            raise
-
-    def release(self) -> None:
-        """Give a slot back; it goes straight to the first waiter (no barging by new arrivals)."""
-        with self._lock:
-            if self._waiters:
-                heapq.heappop(self._waiters)[2].set()  # the slot changes hands: busy count unchanged
-            else:
-                self._busy -= 1
-
-    def _take(self) -> None:
-        self._busy += 1
-        self.peak = max(self.peak, self._busy)
-
-    @contextlib.contextmanager
-    def hold(self, priority: float = 0) -> Iterator[None]:
-        self.acquire(priority)
-        try:
-            yield
-        finally:
-            self.release()
+__all__ = ["CallSlots", "Scheduler", "Ticket", "admission_priority", "call_priority", "call_slot", "calls_ahead",
+           "fan_out", "scheduled"]
 
 
 CALLS_AHEAD = {"stage1": 32, "stage2": 1, "stage3": 0,  # M-MAD: assessment -> debates -> judge
@@ -117,10 +66,10 @@ def admission_priority(item: float) -> float:
 
 
 class Ticket:
-    """A call slot taken for an item before it started; the item's first call uses it (once)."""
+    """A call slot taken for an item before it started (number ``slot``); the item's first call uses it (once)."""
 
-    def __init__(self, slots: CallSlots):
-        self.slots = slots
+    def __init__(self, slots: CallSlots, slot: int | None = None):
+        self.slots, self.slot = slots, slot
         self._lock = threading.Lock()
         self._held = True
 
@@ -133,15 +82,16 @@ class Ticket:
     def release_unused(self) -> None:
         """Give the slot back if no call used it (an item that made no call, or failed first)."""
         if self.claim():
-            self.slots.release()
+            self.slots.release(self.slot)
 
 
 @contextlib.contextmanager
-def _claimed(slots: CallSlots) -> Iterator[None]:
+def _claimed(ticket: Ticket) -> Iterator[None]:
     try:
-        yield
+        with in_slot(ticket.slot):
+            yield
     finally:
-        slots.release()
+        ticket.slots.release(ticket.slot)
 
 
 class Scheduler:
@@ -193,7 +143,7 @@ def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
         return contextlib.nullcontext()
     ticket = _TICKET.get()
     if ticket is not None and ticket.claim():
-        return _claimed(ticket.slots)
+        return _claimed(ticket)
     ahead = _AHEAD.get()
     return scheduler.slots.hold(call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead))
 

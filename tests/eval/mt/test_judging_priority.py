@@ -8,7 +8,6 @@ item fans out wait for the slot in that order, not in an executor's queue.
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 
@@ -34,14 +33,9 @@ def recording_slots(grants: list):
     """A CallSlots that logs every grant to a waiter: (its priority, the priorities still waiting)."""
 
     class Recording(CallSlots):
-        def release(self) -> None:
-            with self._lock:
-                if self._waiters:
-                    granted = heapq.heappop(self._waiters)
-                    grants.append((granted[0], [w[0] for w in self._waiters]))
-                    granted[2].set()
-                else:
-                    self._busy -= 1
+        def _hand_over(self, waiter, slot) -> None:  # the lock is held: the waiters are as they were
+            grants.append((waiter[0], [w[0] for w in self._waiters]))
+            super()._hand_over(waiter, slot)
 
     return Recording
 
