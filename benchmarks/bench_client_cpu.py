@@ -13,6 +13,9 @@ synthetic judge) in ANOTHER process, so the peer's CPU is not counted. Two workl
   departure) and the tail (last time at least 90% of the slots were busy to the end); the in-flight
   timeline of every tree is drawn to one PNG (``--plot``).
 
+Both also report the connections the client opened to the peer and the most threads alive at once
+in the client (sampled every 50 ms), and the garbage collections while judging.
+
 ``--tree PATH`` (repeatable) runs the same workload on another checkout with that checkout's own
 venv (``PATH/.venv/bin/python``, which imports ``tribunal`` from that checkout), one after the other
 against fresh peers, so the code before a change can be measured side by side with the code after
@@ -67,7 +70,7 @@ def serve(judge: str, latency: float, jitter: float, pipe, stop) -> None:
         pipe.send(api_base)
         stop.wait()
         with state.lock:
-            pipe.send((len(state.hits), list(state.intervals)))
+            pipe.send((len(state.hits), list(state.intervals), state.connections))
 
 
 def child(report: str, argv: list[str]) -> None:
@@ -102,15 +105,24 @@ def child(report: str, argv: list[str]) -> None:
             pauses.append((info["generation"], time.time(), time.perf_counter() - started.pop("at")))
 
     import gc
+    import threading
 
     gc.callbacks.append(collection)
+    threads = {"peak": 0}
+
+    def count_threads() -> None:  # the most threads alive at once, sampled every 50 ms
+        while True:
+            threads["peak"] = max(threads["peak"], threading.active_count())
+            time.sleep(0.05)
+
+    threading.Thread(target=count_threads, daemon=True).start()
     from tribunal.cli import main
 
     sys.argv = ["tribunal", *argv]
     try:
         main()
     finally:
-        Path(report).write_text(json.dumps(marks | {"gc": pauses}))
+        Path(report).write_text(json.dumps(marks | {"gc": pauses, "threads": threads["peak"]}))
 
 
 def tree_python(tree: Path) -> str:
@@ -156,11 +168,12 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
                 raise SystemExit(f"{tree}: the run failed ({process.returncode}):\n{errors[-3000:]}\n{printed[-2000:]}")
             marks = json.loads(report.read_text())
         stop.set()
-        calls, intervals = mine.recv()
+        calls, intervals, connections = mine.recv()
     finally:
         stop.set()
         peer.join(timeout=10)
     return {"tree": str(tree), "marks": marks, "calls": calls, "intervals": intervals, "summary": printed,
+            "connections": connections,
             "cpu": usage.ru_utime + usage.ru_stime,
             "load": (load_before, os.getloadavg()[0])}
 
@@ -256,6 +269,7 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
             judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]
             full = [p[2] for p in judging if p[0] == 2]
+            print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)}")
             print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
                   f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s")
             runs.append(run)

@@ -51,6 +51,7 @@ class LoopbackState:
         self.in_flight = 0
         self.peak = 0
         self.intervals: list[tuple[float, float]] = []  # (arrival, departure) wall-clock times of each answer
+        self.connections = 0  # connections the clients opened
         self.gate = None  # a tests.support.waiting.Gate: holds requests while closed
         self._answering = threading.local()
 
@@ -90,6 +91,8 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
             # Headers and body go out in separate writes; without TCP_NODELAY, Nagle's algorithm
             # and the client's delayed ACK add ~40 ms to every response.
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            with state.lock:
+                state.connections += 1
 
         def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             data = json.dumps(payload).encode()
