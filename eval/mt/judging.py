@@ -119,8 +119,8 @@ def judge_all(
     (:data:`~tribunal.core.scheduling.CALLS_AHEAD`), then to the item started earliest, so
     started items finish before new ones begin and no item has its whole chain left at the end.
     ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
-    dimensions, the two debaters of a round) concurrently, within the same slots. ``sampling``: K judgments per item
-    (:func:`judge_item`).
+    dimensions, the two debaters of a round) concurrently, within the same slots. ``sampling``: K
+    judgments per item (:func:`judge_item`).
     """
     slots = CallSlots(concurrency)
     local = threading.local()
