@@ -9,7 +9,10 @@ additions that only its own calls see:
   so another server's answers are never served from this one's cache entries;
 - a completed call is recorded for the re-ask rule (:func:`tribunal.programs.answers.provider_calls.record`):
   its finish reason, token limit and cache entry;
-- a read timeout's message names tribunal's option (:mod:`tribunal.programs.timeout_hint`).
+- a read timeout's message names tribunal's option (:mod:`tribunal.programs.timeout_hint`);
+- under a runner's scheduler, the call slot of the predictor call is held around the request alone
+  (:func:`tribunal.core.scheduling.request_slot`): DSPy's prompt building and parsing are done
+  outside it, so a slot is busy only while its request is out.
 
 DSPy warns once per LM that a ``rollout_id`` "has no effect" at temperature 0. tribunal's re-asks
 set one on purpose (it keeps a re-ask out of the cache; its request differs anyway), so a
@@ -28,6 +31,7 @@ from dspy.utils.callback import with_callbacks
 from dspy.clients._deprecation import warn_openai_messages
 from dspy.clients.execution import aexecute, execute, finalize, prepare
 
+from tribunal.core.scheduling import request_slot
 from tribunal.programs.answers.provider_calls import record
 from tribunal.programs.response_cache import keyed_by_endpoint
 from tribunal.programs.timeout_hint import with_timeout_hint
@@ -35,6 +39,9 @@ from tribunal.programs.timeout_hint import with_timeout_hint
 
 class TribunalLM(dspy.LM):
     """A ``dspy.LM`` (same arguments) plus ``cache_endpoint``: the endpoint its cache entries are keyed by."""
+
+    takes_call_slots = True
+    """It holds its call slot around each request (:func:`~tribunal.core.scheduling.call_slot` with ``deferred``)."""
 
     def __init__(self, model: str, *, cache_endpoint: str | None = None, **kwargs: Any):
         super().__init__(model, **kwargs)
@@ -53,7 +60,8 @@ class TribunalLM(dspy.LM):
         """DSPy's LM call (lists of outputs, or a Response for a Request), watched by tribunal."""
         try:
             call = self._prepared(prompt, messages, kwargs, asynchronous=False)
-            result = execute(self, call)
+            with request_slot():
+                result = execute(self, call)
         except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
             with_timeout_hint(err)
             raise
@@ -65,7 +73,8 @@ class TribunalLM(dspy.LM):
         """The async counterpart of :meth:`__call__`."""
         try:
             call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
-            result = await aexecute(self, call)
+            with request_slot():
+                result = await aexecute(self, call)
         except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
             with_timeout_hint(err)
             raise

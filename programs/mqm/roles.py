@@ -68,7 +68,8 @@ class RoleLMs:
 def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None, **inputs: Any) -> Any:
     """Call ``predictor`` on ``role``'s LM, with its LM calls tagged as ``stage``.
 
-    Under a runner's scheduler (:mod:`tribunal.core.scheduling`) the call holds a call slot.
+    Under a runner's scheduler (:mod:`tribunal.core.scheduling`) the call holds a call slot (tribunal's
+    own LM, :class:`~tribunal.programs.tribunal_lm.TribunalLM`, only while each request is out).
     The item's reference and context go along where the predictor takes them
     (:mod:`tribunal.programs.mqm.segment_inputs`), and a sample's rollout id inside an ensemble
     (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
@@ -77,7 +78,10 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     token = _CALL.set((stage, role))
     try:
         lm = lms.for_role(role) if lms else None
-        with call_slot(stage), tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+        sends = getattr(predictor, "lm", None) or lm or dspy.settings.lm  # the LM the predictor will call
+        deferred = bool(getattr(sends, "takes_call_slots", False))  # it holds the slot around its requests only
+        with call_slot(stage, deferred), tolerant_answers(), \
+                dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())
     finally:
         _CALL.reset(token)

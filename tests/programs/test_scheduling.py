@@ -299,3 +299,28 @@ def test_a_fanned_out_call_fans_out_on_the_nested_executor_and_a_call_there_no_f
     main = threading.current_thread().name
     assert here == [main, ["outer_0", "nested_0"]]  # the second level on the nested executor
     assert there == ["outer_0", ["nested_0", "nested_0"]]  # a third level in order, on its thread
+
+
+def test_tribunal_lm_holds_its_call_slot_around_the_request_only_a_plain_lm_around_the_whole_call():
+    from tests.support.mqm_fakes import synthetic_judge
+    from tribunal.core.call_slots import current_slot
+    from tribunal.programs.mqm.roles import invoke
+    from tribunal.programs.tribunal_lm import TribunalLM
+    from tribunal.signatures.mqm.consensus import ConsensusCheck
+
+    for lm_class, held_while_parsing in ((TribunalLM, False), (dspy.LM, True)):
+        seen: dict[str, list] = {"request": [], "check": []}
+
+        def responder(name, inputs):
+            seen["request"].append(current_slot())
+            return synthetic_judge(name, inputs)
+
+        lm = lm_class("scripted/judge", engine=ScriptedEngine(responder), cache=False)
+        slots = CallSlots(1)
+        with scheduled(Scheduler(slots, None)):
+            out = invoke(RoleLMs(lm), "consensus", "stage2", dspy.Predict(ConsensusCheck),
+                         check=lambda answer: seen["check"].append(current_slot()),
+                         first_annotations=[], second_annotations=[])
+        assert out.consensus is True and slots._busy == 0 and slots.peak == 1
+        assert len(seen["request"]) == 1 and seen["request"][0] is not None  # the request went out in the slot
+        assert (seen["check"][0] is not None) == held_while_parsing, lm_class  # the answer read in it, or not

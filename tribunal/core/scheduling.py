@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterator, Sequence
 from tribunal.core.call_slots import CallSlots, in_slot
 
 __all__ = ["CallSlots", "Scheduler", "Ticket", "admission_priority", "call_priority", "call_slot", "calls_ahead",
-           "fan_out", "scheduled"]
+           "fan_out", "request_slot", "scheduled"]
 
 
 CALLS_AHEAD = {"stage1": 32, "stage2": 1, "stage3": 0,  # M-MAD: assessment -> debates -> judge
@@ -132,12 +132,21 @@ def scheduled(scheduler: Scheduler | None, priority: float = 0, ticket: Ticket |
         _SCHEDULER.reset(tokens[0])
 
 
-def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
+_DEFERRED: contextvars.ContextVar[tuple[str | None] | None] = contextvars.ContextVar("tribunal_deferred_slot",
+                                                                                    default=None)
+
+
+def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.AbstractContextManager:
     """Hold a call slot of the current scheduler (a no-op without one); the item's ticket first.
 
     ``stage``: the call's stage, which ranks it by the calls its item may still make after it
-    (:func:`calls_ahead` if set, else :data:`CALLS_AHEAD`).
+    (:func:`calls_ahead` if set, else :data:`CALLS_AHEAD`). ``deferred``: the enclosed code does not
+    hold the slot; the LM takes it around each request it sends (:func:`request_slot`), so the
+    client's own work on a call (the prompt, the parsing) is done outside the slot and a slot is
+    held only while its request is out (an LM that says it does so: ``takes_call_slots``).
     """
+    if deferred:
+        return _deferring(stage)
     scheduler = _SCHEDULER.get()
     if scheduler is None or scheduler.slots is None:
         return contextlib.nullcontext()
@@ -146,6 +155,23 @@ def call_slot(stage: str | None = None) -> contextlib.AbstractContextManager:
         return _claimed(ticket)
     ahead = _AHEAD.get()
     return scheduler.slots.hold(call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead))
+
+
+@contextlib.contextmanager
+def _deferring(stage: str | None) -> Iterator[None]:
+    token = _DEFERRED.set((stage,))
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+
+
+def request_slot() -> contextlib.AbstractContextManager:
+    """The call slot of a deferred :func:`call_slot`, held around one LM request (a no-op outside one)."""
+    deferred = _DEFERRED.get()
+    if deferred is None:
+        return contextlib.nullcontext()
+    return call_slot(deferred[0])
 
 
 _DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("tribunal_fan_out_depth", default=0)

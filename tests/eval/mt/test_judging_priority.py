@@ -12,6 +12,7 @@ import math
 import time
 
 import dspy
+import pytest
 
 import tribunal.eval.mt.judging as judging
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
@@ -19,6 +20,7 @@ from tribunal.core.mt_item import JudgeItem
 from tribunal.core.scheduling import _CHAIN_WEIGHT, CallSlots
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
 from tribunal.programs.mqm.roles import RoleLMs
+from tribunal.programs.tribunal_lm import TribunalLM
 
 STAGE1_AHEAD = 32  # CALLS_AHEAD["stage1"]: an item's first calls and its admission
 
@@ -55,7 +57,8 @@ class _Kept:
         self.results.append(result)
 
 
-def test_one_slot_goes_to_the_deepest_remaining_chain_and_every_chain_starts_first(monkeypatch):
+@pytest.mark.parametrize("lm_class", [TribunalLM, dspy.LM], ids=["slot around the request", "slot around the call"])
+def test_one_slot_goes_to_the_deepest_remaining_chain_and_every_chain_starts_first(monkeypatch, lm_class):
     translations = [t for t in (f"Satz {i} mit Wort{'x' * i} und Ende" for i in range(200)) if debated(t)][:4]
     assert len(translations) == 4
 
@@ -66,7 +69,7 @@ def test_one_slot_goes_to_the_deepest_remaining_chain_and_every_chain_starts_fir
     engine = ScriptedEngine(slow)
 
     def make_program():
-        return MMAD(MMADConfig(preset="paper"), RoleLMs(dspy.LM("scripted/judge", engine=engine, cache=False)))
+        return MMAD(MMADConfig(preset="paper"), RoleLMs(lm_class("scripted/judge", engine=engine, cache=False)))
 
     grants: list = []
     monkeypatch.setattr(judging, "CallSlots", recording_slots(grants))
