@@ -119,9 +119,16 @@ def child(report: str, argv: list[str]) -> None:
     from tribunal.cli import main
 
     sys.argv = ["tribunal", *argv]
+    if os.environ.get("BENCH_YAPPI"):
+        import yappi
+        yappi.set_clock_type("cpu")
+        yappi.start(builtins=True)
     try:
         main()
     finally:
+        if os.environ.get("BENCH_YAPPI"):
+            yappi.stop()
+            yappi.get_func_stats().save(os.environ["BENCH_YAPPI"], type="pstat")
         Path(report).write_text(json.dumps(marks | {"gc": pauses, "threads": threads["peak"]}))
 
 
@@ -156,7 +163,7 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
             with open(Path(scratch) / "stdout", "w+") as out, open(Path(scratch) / "stderr", "w+") as err:
                 command = [tree_python(tree), __file__, "--child", str(report), "--", *argv]
                 if profile is not None:
-                    command = [shutil.which("py-spy") or "py-spy", "record", "-r", "200", "-f", "raw",
+                    command = [shutil.which("py-spy") or "py-spy", "record", "-r", os.environ.get("PYSPY_RATE", "200"), "-f", "raw", *os.environ.get("PYSPY_FLAGS", "").split(),
                                "-o", str(profile), "--", *command]
                 process = subprocess.Popen(command,
                                            env=env, cwd=scratch, stdout=out, stderr=err)
@@ -174,7 +181,7 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
         peer.join(timeout=10)
     return {"tree": str(tree), "marks": marks, "calls": calls, "intervals": intervals, "summary": printed,
             "connections": connections,
-            "cpu": usage.ru_utime + usage.ru_stime,
+            "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime, "sys": usage.ru_stime,
             "load": (load_before, os.getloadavg()[0])}
 
 
@@ -249,6 +256,9 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
         run_tree(tree, Workload(items=2, latency=0.0, jitter=0.0, concurrency=4), data, cache, args.judge)
     for name in (list(WORKLOADS) if args.workload == "both" else [args.workload]):
         workload = WORKLOADS[name]
+        if os.environ.get("BENCH_CONCURRENCY"):  # exploration: other concurrency / latency
+            workload = Workload(workload.items, float(os.environ.get("BENCH_LATENCY", workload.latency)), 0.0,
+                                int(os.environ["BENCH_CONCURRENCY"]))
         if args.items:
             workload = Workload(args.items, workload.latency, workload.jitter, workload.concurrency)
         print(f"=== workload {name}: M-MAD paper, {workload.items} rated zh-en items, latency {workload.latency} "
@@ -264,7 +274,7 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
             print(f"--- {tree}")
             print(f"calls {run['calls']}; whole process CPU {whole:.2f} s -> {1000 * whole / calls:.2f} ms per call; "
                   f"judging loop CPU {loop:.2f} s over {marks['end_wall'] - marks['start_wall']:.2f} s wall -> "
-                  f"{1000 * loop / calls:.2f} ms per call")
+                  f"{1000 * loop / calls:.2f} ms per call; whole process user {run['user']:.2f} s, system {run['sys']:.2f} s")
             print(f"slots busy {busy:.3f} over the active window {window:.1f} s; tail {tail:.1f} s; "
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
             judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]

@@ -88,7 +88,7 @@ class ServerEngine:
         self.api_base = api_base
         self.cache_endpoint = cache_endpoint or api_base
         # A connection per calling thread: no pool lock shared by every call (thread_transport.py).
-        self._transport = ThreadTransport(timeouts_for(timeout))
+        self._transport = ThreadTransport(timeouts_for(timeout), api_base)
         config = RouterConfig(env={}, api_keys={DIALECT: api_key} if api_key else None,
                               base_urls={DIALECT: api_base}, transport=self._transport)
         self._engine = LM15Engine(config, model_type="chat")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+from functools import lru_cache
 from typing import Annotated, Any, Iterator, Literal, get_origin
 
 from dspy.adapters.chat_adapter import ChatAdapter
@@ -52,6 +53,19 @@ def _constrained(field: Any) -> Any:
     return Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
 
 
+@lru_cache(maxsize=512)
+def _cached_adapter(annotation: Any) -> TypeAdapter:
+    return TypeAdapter(annotation)
+
+
+def _adapter(annotation: Any) -> TypeAdapter:
+    """A validator for ``annotation``, built once per annotation (building one costs more than a validation)."""
+    try:
+        return _cached_adapter(annotation)
+    except TypeError:  # an annotation that cannot be hashed: built for this answer only
+        return TypeAdapter(annotation)
+
+
 def _bare_value(signature: Any, completion: str) -> dict:
     """A one-field answer written as the bare value ("True", "major"), without any header: that field."""
     outputs = signature.output_fields
@@ -86,7 +100,7 @@ def parse_answer(signature: Any, completion: str, prefer: AnswerFormat = "chat",
         if _scalar(annotation):
             value = _first_line(value)  # a closing remark after a one-word value is not part of it
         try:
-            values[name] = TypeAdapter(_constrained(outputs[name])).validate_python(coerce(value, annotation))
+            values[name] = _adapter(_constrained(outputs[name])).validate_python(coerce(value, annotation))
         except (ValidationError, ValueError, TypeError) as err:
             problem = validation_problem(err, annotation, (name,)) if isinstance(err, ValidationError) else (
                 f"{name}: {str(err).splitlines()[0]}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from tribunal.eval.meta.spans.measures import PairValue
 from tribunal.core.spans import Span
@@ -33,6 +32,13 @@ def optimal_pairs(m: np.ndarray) -> list[tuple[int, int]]:
     """Pairs of a maximum-objective one-to-one assignment (only pairs with a positive objective)."""
     if m.size == 0:
         return []
+    positive = m > 0
+    if m.min() >= 0 and positive.sum(axis=0).max() <= 1 and positive.sum(axis=1).max() <= 1:
+        # No two positive pairs compete for a span: the optimum takes every one of them (a run
+        # that needs no assignment solved does not load scipy, about 0.2 s).
+        return [(int(i), int(j)) for i, j in zip(*np.nonzero(positive))]
+    from scipy.optimize import linear_sum_assignment  # heavy: scipy.optimize; only when spans compete
+
     rows, cols = linear_sum_assignment(m, maximize=True)
     return [(int(i), int(j)) for i, j in zip(rows, cols) if m[i, j] > 0]
 
