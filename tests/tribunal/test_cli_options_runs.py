@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 import tarfile
+from collections import Counter
 
 import pytest
 
@@ -109,7 +111,11 @@ def test_demo_options(tmp_path, capsys, monkeypatch, wmt23_root):
         assert again.status == 0 and len(state.hits) == paid  # --cache (default): answered from the cache
         fresh = run_cli(capsys, "demo", "--lm", "openai/demo-options", "--api-base", api_base,
                         "--api-key-env", KEY_ENV, "--no-cache", "--out", tmp_path / "d3", "--no-track")
-        assert fresh.status == 0 and len(state.hits) == 2 * paid
+        assert fresh.status == 0
+        # --no-cache: every request of the first run reaches the server again, and so do the repeats
+        # that the first run's own cache answered (the tuned judge asking what the untuned one asked).
+        sent = lambda hits: Counter(json.dumps(h, sort_keys=True, default=str) for h in hits)  # noqa: E731
+        assert not sent(state.hits[:paid]) - sent(state.hits[paid:]) and len(state.hits) >= 2 * paid
     assert "MLflow experiment" not in fresh.out  # --no-track: no store summary
     monkeypatch.delenv("TRIBUNAL_LM")
     offline = run_cli(capsys, "demo", "--no-lm", "--out", tmp_path / "d4", "--no-track")

@@ -36,10 +36,11 @@ def _vote(monkeypatch, err):
 
 
 def _perturb(monkeypatch, err, hypothesis):
+    from tribunal.eval.equiv.checks import check_perturbation
     from tribunal.programs import equiv_perturb
 
     monkeypatch.setattr(equiv_perturb, "ask", _raising(err))
-    return equiv_perturb.PerturbationGenerator()(hypothesis=hypothesis, kind="first-step-swapped")
+    return equiv_perturb.PerturbationGenerator(check=check_perturbation)(hypothesis=hypothesis, kind="first-step-swapped")
 
 
 def _engage(monkeypatch, err):
