@@ -1,6 +1,6 @@
 """One-to-one matching of predicted to gold spans: optimal assignment or greedy.
 
-``optimal`` solves the assignment problem (Kuhn-Munkres via :func:`scipy.optimize.linear_sum_assignment`,
+``optimal`` solves the assignment problem (Kuhn-Munkres: :mod:`tribunal.eval.meta.spans.assignment`, the method of :func:`scipy.optimize.linear_sum_assignment`,
 ``maximize=True``) over the pair objective, as Perrella et al. (2026) do; pairs whose objective is
 0 are not matches. ``greedy`` takes pairs in decreasing objective order while both spans are free
 (ties: lower predicted index, then lower gold index), as their greedy option does; unlike their
@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from tribunal.eval.meta.spans.assignment import max_assignment
 from tribunal.eval.meta.spans.measures import PairValue
 from tribunal.core.spans import Span
 
@@ -32,15 +33,8 @@ def optimal_pairs(m: np.ndarray) -> list[tuple[int, int]]:
     """Pairs of a maximum-objective one-to-one assignment (only pairs with a positive objective)."""
     if m.size == 0:
         return []
-    positive = m > 0
-    if m.min() >= 0 and positive.sum(axis=0).max() <= 1 and positive.sum(axis=1).max() <= 1:
-        # No two positive pairs compete for a span: the optimum takes every one of them (a run
-        # that needs no assignment solved does not load scipy, about 0.2 s).
-        return [(int(i), int(j)) for i, j in zip(*np.nonzero(positive))]
-    from scipy.optimize import linear_sum_assignment  # heavy: scipy.optimize; only when spans compete
-
-    rows, cols = linear_sum_assignment(m, maximize=True)
-    return [(int(i), int(j)) for i, j in zip(rows, cols) if m[i, j] > 0]
+    pairs = max_assignment(m.tolist())  # scipy's method and tie-breaking, without loading scipy (assignment.py)
+    return [(i, j) for i, j in pairs if m[i, j] > 0]
 
 
 def greedy_pairs(m: np.ndarray) -> list[tuple[int, int]]:
