@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import threading
 import weakref
+from urllib.parse import urlsplit
+from urllib.request import getproxies, proxy_bypass
 from typing import Any
 
 from tribunal.core.call_slots import current_slot
@@ -43,9 +45,6 @@ def proxy_settings(api_base: str | None) -> dict[str, Any]:
     """
     if api_base is None:
         return {}
-    from urllib.parse import urlsplit
-    from urllib.request import getproxies, proxy_bypass
-
     target = urlsplit(api_base)
     proxies = getproxies()
     proxy = proxies.get(target.scheme) or proxies.get("all")
