@@ -113,8 +113,14 @@ def test_sampling_keeps_unscored_items_and_their_reason(tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
     settings = TrackingSettings(uri=f"sqlite:///{tmp_path}/mlflow.db", experiment="sampling")
-    garbage_for_first = lambda number, name, inputs: "garbage" if number < 3 else None  # noqa: E731
-    # the first item's call, asked three times (two re-asks), stays unusable
+    first: dict[str, str] = {}
+
+    def garbage_for_first(number, name, inputs):
+        # every call about the first translation asked (the call and its two re-asks, whenever the
+        # scheduler sends them) is unusable: that item stays unscored
+        translation = str(inputs.get("translation"))
+        return "garbage" if first.setdefault("translation", translation) == translation else None
+
     with loopback_server(synthetic_judge, fault=garbage_for_first) as (api_base, _):
         config = loopback_config(api_base, tmp_path / "out", limit=8, rated_only=True, concurrency=1,
                                  program="gemba-mqm")
