@@ -12,7 +12,9 @@ from tests.support.serving import serving
 from tribunal.programs.thread_transport import ThreadTransport
 
 
-def _handler(ports: list[int]) -> type[BaseHTTPRequestHandler]:
+def _handler(ports: list[int], paths: list[str] | None = None) -> type[BaseHTTPRequestHandler]:
+    """A JSON server noting each request's client port (its connection) and, if asked, its path."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -22,6 +24,8 @@ def _handler(ports: list[int]) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
             ports.append(self.client_address[1])  # the client's port names its connection
+            if paths is not None:
+                paths.append(self.path)  # a forward proxy sees the absolute URI of the target
             data = json.dumps({"ok": True}).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
@@ -86,25 +90,6 @@ def test_calls_holding_the_same_call_slot_share_its_connection_whatever_their_th
         transport.close()
 
 
-def _recording_handler(paths: list[str]) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            paths.append(self.path)  # a forward proxy sees the absolute URI of the target
-            data = b'{"ok": true}'
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
-
-
 def test_the_proxy_is_settled_once_from_the_environment(monkeypatch):
     from tribunal.programs.thread_transport import proxy_settings
 
@@ -124,7 +109,7 @@ def test_requests_go_through_the_proxy_without_reading_the_environment_per_reque
     import dspy._vendor.lm15.transports._proxy as lm15_proxy
 
     paths: list[str] = []
-    with serving(_recording_handler(paths)) as proxy:
+    with serving(_handler([], paths)) as proxy:
         for name in ("NO_PROXY", "no_proxy", "http_proxy"):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("HTTP_PROXY", proxy)
