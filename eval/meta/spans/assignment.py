@@ -20,16 +20,13 @@ from typing import Sequence
 INF = math.inf
 
 
-def _shortest_path(cost: list[list[float]], u: list[float], v: list[float], row: int, state: dict) -> tuple[int, float]:
-    """(the free column the shortest augmenting path from ``row`` ends at, its length); fills ``state``."""
-    n_cols = len(cost[0])
-    path, row4col, dist = state["path"], state["row4col"], state["dist"]
-    seen_rows, seen_cols = state["seen_rows"], state["seen_cols"]
-    for k in range(n_cols):
-        dist[k] = INF
-        seen_cols[k] = False
-    for k in range(len(cost)):
-        seen_rows[k] = False
+def _shortest_path(cost: list[list[float]], u: list[float], v: list[float], row4col: list[int],
+                   row: int) -> tuple[int, float, list[int], list[float], list[bool], list[bool]]:
+    """The shortest augmenting path from ``row``: (its free end column, its length, the predecessor row
+    of each column reached, each column's distance, the rows and the columns it visited)."""
+    n_rows, n_cols = len(cost), len(cost[0])
+    path, dist = [-1] * n_cols, [INF] * n_cols
+    seen_rows, seen_cols = [False] * n_rows, [False] * n_cols
     remaining = list(range(n_cols - 1, -1, -1))
     reach, sink, i = 0.0, -1, row
     while sink == -1:
@@ -52,7 +49,7 @@ def _shortest_path(cost: list[list[float]], u: list[float], v: list[float], row:
         seen_cols[j] = True
         remaining[best_at] = remaining[-1]
         remaining.pop()
-    return sink, reach
+    return sink, reach, path, dist, seen_rows, seen_cols
 
 
 def max_assignment(matrix: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
@@ -61,17 +58,14 @@ def max_assignment(matrix: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     n_cols = len(matrix[0]) if n_rows else 0
     if n_rows == 0 or n_cols == 0:
         return []
-    transposed = n_cols < n_rows
+    transposed = n_cols < n_rows  # rows <= columns, as the method needs; the pairs are turned back at the end
     cost = [[-float(matrix[r][c]) for r in range(n_rows)] for c in range(n_cols)] if transposed else \
         [[-float(x) for x in r] for r in matrix]
     rows, cols = len(cost), len(cost[0])
     u, v = [0.0] * rows, [0.0] * cols
     col4row, row4col = [-1] * rows, [-1] * cols
-    state = {"path": [-1] * cols, "row4col": row4col, "dist": [INF] * cols,
-             "seen_rows": [False] * rows, "seen_cols": [False] * cols}
     for current in range(rows):
-        sink, reach = _shortest_path(cost, u, v, current, state)
-        dist, seen_rows, seen_cols, path = state["dist"], state["seen_rows"], state["seen_cols"], state["path"]
+        sink, reach, path, dist, seen_rows, seen_cols = _shortest_path(cost, u, v, row4col, current)
         u[current] += reach
         for i in range(rows):
             if seen_rows[i] and i != current:

@@ -1,8 +1,8 @@
 """One-to-one matching of predicted to gold spans: optimal assignment or greedy.
 
-``optimal`` solves the assignment problem (Kuhn-Munkres: :mod:`tribunal.eval.meta.spans.assignment`, the method of :func:`scipy.optimize.linear_sum_assignment`,
-``maximize=True``) over the pair objective, as Perrella et al. (2026) do; pairs whose objective is
-0 are not matches. ``greedy`` takes pairs in decreasing objective order while both spans are free
+``optimal`` solves the assignment problem (the method of :func:`scipy.optimize.linear_sum_assignment`,
+``maximize=True``, in :mod:`tribunal.eval.meta.spans.assignment`) over the pair objective, as
+Perrella et al. (2026) do; pairs whose objective is 0 are not matches. ``greedy`` takes pairs in decreasing objective order while both spans are free
 (ties: lower predicted index, then lower gold index), as their greedy option does; unlike their
 code, which ranks every measure's greedy pairs by Dice overlap, tribunal ranks by the chosen
 measure's own objective, so greedy and optimal differ only in the search.
