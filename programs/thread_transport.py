@@ -12,7 +12,7 @@ connections that only the call holding that slot uses, so the locks a request ta
 contended. A call made outside a slot (no scheduler, e.g. a single judgment) uses its thread's own.
 The proxy is settled once, when the transport is built for its server (:func:`proxy_settings`):
 lm15 otherwise reads ``HTTP_PROXY``/``NO_PROXY`` from the environment on every request, which
-decodes the whole environment each time (about 0.7 ms of CPU per call in a profile of M-MAD).
+decodes the whole environment each time.
 
 The sockets open are then at most one per slot, reused call after call by whichever thread holds
 the slot, however many threads a run has (its fan-out makes one per waiting call). The number of
