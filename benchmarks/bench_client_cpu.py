@@ -137,12 +137,24 @@ def tree_python(tree: Path) -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str, profile: Path | None = None) -> dict:
+@dataclass(frozen=True)
+class Profiling:
+    """How to profile a measured run: py-spy raw stacks into ``pyspy`` (at ``rate`` Hz, only the GIL
+    holder if ``gil``), and/or a yappi CPU-clock profile of every thread into ``yappi`` (pstats)."""
+
+    pyspy: Path | None = None
+    rate: int = 200
+    gil: bool = False
+    yappi: Path | None = None
+
+
+def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str,
+             profiling: Profiling = Profiling()) -> dict:
     """One CLI run of ``tree``'s code against a fresh peer: CPU figures and the peer's answer intervals.
 
-    ``cache``: tribunal's cache folder (the parsed-data cache), the same for every run. ``profile``: run
-    the child under ``py-spy record`` (CPU samples of every thread, raw folded stacks) into that file;
-    its CPU figures then include py-spy's.
+    ``cache``: tribunal's cache folder (the parsed-data cache), the same for every run. ``profiling``:
+    run the child under ``py-spy record`` (raw folded stacks) and/or yappi; its CPU figures then
+    include the profiler's.
     """
     context = multiprocessing.get_context("spawn")
     mine, theirs = context.Pipe()
@@ -162,9 +174,11 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
             load_before = os.getloadavg()[0]
             with open(Path(scratch) / "stdout", "w+") as out, open(Path(scratch) / "stderr", "w+") as err:
                 command = [tree_python(tree), __file__, "--child", str(report), "--", *argv]
-                if profile is not None:
-                    command = [shutil.which("py-spy") or "py-spy", "record", "-r", os.environ.get("PYSPY_RATE", "200"), "-f", "raw", *os.environ.get("PYSPY_FLAGS", "").split(),
-                               "-o", str(profile), "--", *command]
+                if profiling.pyspy is not None:
+                    command = [shutil.which("py-spy") or "py-spy", "record", "-r", str(profiling.rate), "-f", "raw",
+                               *(["--gil"] if profiling.gil else []), "-o", str(profiling.pyspy), "--", *command]
+                if profiling.yappi is not None:
+                    env["BENCH_YAPPI"] = str(profiling.yappi)  # read by child()
                 process = subprocess.Popen(command,
                                            env=env, cwd=scratch, stdout=out, stderr=err)
                 _, status, usage = os.wait4(process.pid, 0)  # the child's own CPU, not the peer's
@@ -240,6 +254,12 @@ def main() -> None:
                         help="the peer's synthetic judge: light (few debates) or debate-heavy (every debate to its limit)")
     parser.add_argument("--profile", type=Path, help="a folder: profile each run with py-spy into it")
     parser.add_argument("--items", type=int, help="override the workload's item count")
+    parser.add_argument("--concurrency", type=int, help="override the workload's calls in flight")
+    parser.add_argument("--latency", type=float, help="override the peer's latency (seconds; no jitter then)")
+    parser.add_argument("--profile-rate", type=int, default=200, help="py-spy samples per second (--profile)")
+    parser.add_argument("--profile-gil", action="store_true", help="py-spy samples only the thread holding the GIL")
+    parser.add_argument("--yappi", type=Path,
+                        help="a folder: a yappi CPU-clock profile (pstats) of each run, all threads (needs yappi)")
     parser.add_argument("--plot", type=Path, default=Path("client-cpu-inflight.png"), help="the slots run's timeline")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [REPO])]
@@ -256,17 +276,17 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
         run_tree(tree, Workload(items=2, latency=0.0, jitter=0.0, concurrency=4), data, cache, args.judge)
     for name in (list(WORKLOADS) if args.workload == "both" else [args.workload]):
         workload = WORKLOADS[name]
-        if os.environ.get("BENCH_CONCURRENCY"):  # exploration: other concurrency / latency
-            workload = Workload(workload.items, float(os.environ.get("BENCH_LATENCY", workload.latency)), 0.0,
-                                int(os.environ["BENCH_CONCURRENCY"]))
-        if args.items:
-            workload = Workload(args.items, workload.latency, workload.jitter, workload.concurrency)
+        workload = Workload(args.items or workload.items,
+                            workload.latency if args.latency is None else args.latency,
+                            workload.jitter if args.latency is None else 0.0,
+                            args.concurrency or workload.concurrency)
         print(f"=== workload {name}: M-MAD paper, {workload.items} rated zh-en items, latency {workload.latency} "
               f"+- {workload.jitter} s, {workload.concurrency} calls in flight, --no-cache --no-track")
         runs = []
         for tree in trees:
-            run = run_tree(tree, workload, data, cache, args.judge,
-                           args.profile / f"{name}-{tree.name}.txt" if args.profile else None)
+            run = run_tree(tree, workload, data, cache, args.judge, Profiling(
+                args.profile / f"{name}-{tree.name}.txt" if args.profile else None, args.profile_rate,
+                args.profile_gil, args.yappi / f"{name}-{tree.name}.pstat" if args.yappi else None))
             whole = run["cpu"]
             marks, calls = run["marks"], max(run["calls"], 1)
             loop = marks["end_cpu"] - marks["start_cpu"]
