@@ -82,9 +82,9 @@ def child(report: str, argv: list[str]) -> None:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return usage.ru_utime + usage.ru_stime
 
+    marks: dict[str, float] = {"interpreter_cpu": cpu()}  # the interpreter and site, before any import here
     from tribunal.eval.mt import judging
 
-    marks: dict[str, float] = {}
     original = judging.judge_all
 
     def timed_judge_all(*args, **kwargs):  # job.py imports judge_all from the module at call time
@@ -118,6 +118,7 @@ def child(report: str, argv: list[str]) -> None:
     threading.Thread(target=count_threads, daemon=True).start()
     from tribunal.cli import main
 
+    marks["imported_cpu"] = cpu()
     sys.argv = ["tribunal", *argv]
     if os.environ.get("BENCH_YAPPI"):
         import yappi
@@ -129,6 +130,7 @@ def child(report: str, argv: list[str]) -> None:
         if os.environ.get("BENCH_YAPPI"):
             yappi.stop()
             yappi.get_func_stats().save(os.environ["BENCH_YAPPI"], type="pstat")
+        marks["end_cpu_child"] = cpu()
         Path(report).write_text(json.dumps(marks | {"gc": pauses, "threads": threads["peak"]}))
 
 
@@ -171,6 +173,9 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
                     "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out")]
             env = {**os.environ, "TRIBUNAL_BENCH_KEY": "sk-bench-not-a-secret", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                    "TRIBUNAL_CACHE": str(cache), "DSPY_CACHEDIR": str(Path(scratch) / "dspy"), "PYTHONPATH": ""}
+            # As on a user's machine, the warm-up run leaves bytecode behind: with PYTHONDONTWRITEBYTECODE
+            # (set in some sandboxes) every run would compile tribunal's own modules again, about 0.1 s.
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
             load_before = os.getloadavg()[0]
             with open(Path(scratch) / "stdout", "w+") as out, open(Path(scratch) / "stderr", "w+") as err:
                 command = [tree_python(tree), __file__, "--child", str(report), "--", *argv]
@@ -295,6 +300,10 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
             print(f"calls {run['calls']}; whole process CPU {whole:.2f} s -> {1000 * whole / calls:.2f} ms per call; "
                   f"judging loop CPU {loop:.2f} s over {marks['end_wall'] - marks['start_wall']:.2f} s wall -> "
                   f"{1000 * loop / calls:.2f} ms per call; whole process user {run['user']:.2f} s, system {run['sys']:.2f} s")
+            print(f"whole process CPU by stage: interpreter {marks['interpreter_cpu']:.2f} s, imports to the CLI "
+                  f"{marks['imported_cpu'] - marks['interpreter_cpu']:.2f} s, CLI to the judging loop "
+                  f"{marks['start_cpu'] - marks['imported_cpu']:.2f} s, judging loop {loop:.2f} s, after the loop "
+                  f"{marks['end_cpu_child'] - marks['end_cpu']:.2f} s, exit {whole - marks['end_cpu_child']:.2f} s")
             print(f"slots busy {busy:.3f} over the active window {window:.1f} s; tail {tail:.1f} s; "
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
             judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]

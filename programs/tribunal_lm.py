@@ -32,6 +32,7 @@ from dspy.clients._deprecation import warn_openai_messages
 from dspy.clients.execution import aexecute, execute, finalize, prepare
 
 from tribunal.core.scheduling import request_slot
+from tribunal.programs.call_observers import lm_call
 from tribunal.programs.answers.provider_calls import record
 from tribunal.programs.response_cache import keyed_by_endpoint
 from tribunal.programs.timeout_hint import with_timeout_hint
@@ -42,6 +43,9 @@ class TribunalLM(dspy.LM):
 
     takes_call_slots = True
     """It holds its call slot around each request (:func:`~tribunal.core.scheduling.call_slot` with ``deferred``)."""
+
+    reports_its_calls = True
+    """Its calls are reported to tribunal's observers (:mod:`tribunal.programs.call_observers`), not by DSPy callbacks."""
 
     def __init__(self, model: str, *, cache_endpoint: str | None = None, **kwargs: Any):
         super().__init__(model, **kwargs)
@@ -58,25 +62,27 @@ class TribunalLM(dspy.LM):
     @with_callbacks
     def __call__(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         """DSPy's LM call (lists of outputs, or a Response for a Request), watched by tribunal."""
-        try:
-            call = self._prepared(prompt, messages, kwargs, asynchronous=False)
-            with request_slot():
-                result = execute(self, call)
-        except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
-            with_timeout_hint(err)
-            raise
-        record(self, call, result)
-        return finalize(self, call, result)
+        with lm_call(self):
+            try:
+                call = self._prepared(prompt, messages, kwargs, asynchronous=False)
+                with request_slot():
+                    result = execute(self, call)
+            except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
+                with_timeout_hint(err)
+                raise
+            record(self, call, result)
+            return finalize(self, call, result)
 
     @with_callbacks
     async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         """The async counterpart of :meth:`__call__`."""
-        try:
-            call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
-            with request_slot():
-                result = await aexecute(self, call)
-        except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
-            with_timeout_hint(err)
-            raise
-        record(self, call, result)
-        return finalize(self, call, result)
+        with lm_call(self):
+            try:
+                call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
+                with request_slot():
+                    result = await aexecute(self, call)
+            except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
+                with_timeout_hint(err)
+                raise
+            record(self, call, result)
+            return finalize(self, call, result)

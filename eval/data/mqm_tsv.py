@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.text_files import read_lines
+from tribunal.eval.data.text_files import read_lines, split_lines
 
 COLUMNS = ("system", "doc", "doc_id", "seg_id", "rater", "source", "target", "category", "severity")
 SEVERITIES = {"major": "major", "minor": "minor", "critical": "critical", "neutral": "neutral", "no-error": None}
@@ -61,7 +61,16 @@ def _row(path: Path, number: int, fields: list[str], has_comment: bool) -> MQMRo
 def read_mqm_tsv(path: str | Path) -> Iterator[MQMRow]:
     """Yield the rows of an MQM TSV; a malformed line raises :class:`DataFormatError`."""
     path = Path(path)
-    lines = read_lines(path)
+    return _rows(path, read_lines(path))
+
+
+def parse_mqm_tsv(path: str | Path, content: bytes) -> Iterator[MQMRow]:
+    """The rows of an MQM TSV's bytes, as :func:`read_mqm_tsv` reads them (``path`` names it in errors)."""
+    path = Path(path)
+    return _rows(path, split_lines(path, content))
+
+
+def _rows(path: Path, lines: list[str]) -> Iterator[MQMRow]:
     if not lines:
         raise DataFormatError(path, None, "empty file (expected a header line)")
     header = [h.strip().lower() for h in lines[0].split("\t")]

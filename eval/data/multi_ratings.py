@@ -28,6 +28,9 @@ from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.eval.data.rating_cache import rated_segments
+from tribunal.eval.data.ratings import cached_ratings
+from tribunal.eval.data.score_cache import ScoreCache
 from tribunal.eval.data.text_files import read_lines
 from tribunal.core.wmt_weights import wmt_weight
 from tribunal.eval.data.score_files import read_seg_scores
@@ -104,11 +107,15 @@ def _rater_cells(pair: LanguagePair, name: str) -> tuple[dict[str, np.ndarray], 
     return read_seg_scores(path, pair.n_segments, pair.cache), path, scale_of(name)
 
 
-def rated_cells(path: Path, n_segments: int) -> set[str] | None:
+def rated_cells(path: Path, n_segments: int, cache: ScoreCache | None = None) -> set[str] | None:
     """The cells a rating or score file marks as rated (not ``None``), without parsing the ratings.
 
-    None when the file is not in whole per-system blocks (the caller then reads it in full).
+    None when the file is not in whole per-system blocks (the caller then reads it in full). With
+    ``cache``, a rating file's cells come from its cached parse (exact, in any line order).
     """
+    if cache is not None and path.name.endswith(".rating"):
+        return {cell_name(system, k) for system, segments in rated_segments(cached_ratings(path, cache)).items()
+                for k in segments.tolist()}
     lines = read_lines(path)
     if len(lines) % n_segments:
         return None

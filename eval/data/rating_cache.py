@@ -61,3 +61,12 @@ def decode_ratings(parsed: Parsed) -> dict[str, list[Rating]]:
             ratings[systems[system]].append(tuple(spans[at:at + count]))
             at += count
     return ratings
+
+
+def rated_segments(parsed: Parsed) -> dict[str, np.ndarray]:
+    """``{system: the segments it has a rating for}`` (not ``None``), from the arrays alone."""
+    systems, a = parsed.strings["systems"], parsed.arrays
+    rows = a["row_system"]
+    segment = np.arange(len(rows)) - np.searchsorted(rows, rows)  # rows are grouped by system, in order
+    rated = a["row_errors"] >= 0
+    return {system: segment[rated & (rows == k)] for k, system in enumerate(systems)}

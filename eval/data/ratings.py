@@ -16,7 +16,7 @@ from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import split_lines
 
 if TYPE_CHECKING:
-    from tribunal.eval.data.score_cache import ScoreCache
+    from tribunal.eval.data.score_cache import Parsed, ScoreCache
 
 SEVERITIES = frozenset({"minor", "major", "critical", "neutral"})
 _FIELDS = ("start", "end", "category", "severity")
@@ -53,9 +53,9 @@ def read_ratings(path: str | Path, n_segments: int | None = None,
     if cache is None:
         ratings = parse_ratings(path, path.read_bytes())
     else:
-        from tribunal.eval.data.rating_cache import decode_ratings, encode_ratings  # heavy: pulls in numpy
+        from tribunal.eval.data.rating_cache import decode_ratings  # heavy: pulls in numpy
 
-        ratings = decode_ratings(cache.load(path, "rating", lambda content: encode_ratings(parse_ratings(path, content))))
+        ratings = decode_ratings(cached_ratings(path, cache))
     if n_segments is not None:
         for system, block in ratings.items():
             if len(block) != n_segments:
@@ -63,6 +63,13 @@ def read_ratings(path: str | Path, n_segments: int | None = None,
                     path, None, f"system {system!r} has {len(block)} lines but the source has {n_segments}"
                 )
     return ratings
+
+
+def cached_ratings(path: Path, cache: "ScoreCache") -> "Parsed":
+    """A rating file's parse as the cache holds it (:mod:`tribunal.eval.data.rating_cache`'s arrays)."""
+    from tribunal.eval.data.rating_cache import encode_ratings  # heavy: pulls in numpy
+
+    return cache.load(path, "rating", lambda content: encode_ratings(parse_ratings(path, content)))
 
 
 def parse_ratings(path: Path, content: bytes) -> dict[str, list[Rating]]:

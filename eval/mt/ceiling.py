@@ -47,7 +47,7 @@ def _may_overlap(pair: Any, names: list[str], judged: set[str]) -> bool:
 
     raters: Counter[str] = Counter()
     for name in names:
-        cells = rated_cells(rater_file(pair, name), pair.n_segments)
+        cells = rated_cells(rater_file(pair, name), pair.n_segments, pair.cache)
         if cells is None:
             return True
         raters.update(cells & judged)

@@ -1,16 +1,16 @@
 """What a DSPy program's predictors did, call by call: the raw material of a trace.
 
 A :class:`CallLog` is installed for one unit of work (an MT item, an equivalence pair, a workflow
-slot) with :func:`recording`. Predictors and LMs that carry the :data:`RELAY` (:func:`attach_call_log`)
-report to it, so every predictor call becomes one record: stage and role
+slot) with :func:`recording`. Predictors and LMs report to it (see below), so every predictor call becomes one record: stage and role
 (:func:`tribunal.programs.mqm.roles.current_call`), signature name, wall-clock start and end,
 inputs, typed outputs or the error (in one line, with the unusable answer as ``raw_answer``), whether
 it re-asks an unusable answer (``reask``: its kind), and its LM calls (model, count, failures, tokens).
 
-The records are plain JSON (they travel in the run journal and across worker processes), and
-traces are built from them after the fact with their recorded timestamps, so nothing here depends
+tribunal's own programs and LMs report their calls directly (:mod:`tribunal.programs.call_observers`);
+a program or LM of anyone else's gets the relay, a DSPy callback. The records are plain JSON (they
+travel in the run journal and across worker processes), and traces are built from them after the fact with their recorded timestamps, so nothing here depends
 on which thread or process ran a call. The relay costs one ``inspect.getcallargs`` per predictor
-call (DSPy's callback machinery); nothing else runs while no log is installed.
+call (DSPy's callback machinery); nothing runs while no log is installed.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from dspy.utils.callback import ACTIVE_CALL_ID
 import dspy
 
 from tribunal.programs.answers.reask import current_reask
+from tribunal.programs.call_observers import CallObserver, current_lm_call, current_predictor_call, observing
 from tribunal.programs.answers.unusable import one_line
 from tribunal.programs.mqm.roles import current_call, current_subject
 from tribunal.programs.mqm.sampling import current_rollout
@@ -60,8 +61,24 @@ def _subject() -> str | None:
     return current_subject()
 
 
-class CallLog:
-    """Predictor calls of one unit of work; thread-safe (an item's calls may run side by side)."""
+def _predictor_call_id() -> str | None:
+    """The predictor call an LM call serves: the one tribunal's code reported, else DSPy's active call."""
+    reported = current_predictor_call()
+    return reported[0] if reported is not None else ACTIVE_CALL_ID.get()
+
+
+def _reported(predictor: Any) -> bool:
+    """Whether this call of ``predictor`` is the one tribunal's code is reporting (the relay then keeps quiet)."""
+    reported = current_predictor_call()
+    return reported is not None and reported[1] is predictor
+
+
+class CallLog(CallObserver):
+    """Predictor calls of one unit of work; thread-safe (an item's calls may run side by side).
+
+    It hears of calls from tribunal's own code as an observer (:mod:`tribunal.programs.call_observers`)
+    and of the rest from the :data:`RELAY` callbacks, with the same records either way.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -99,8 +116,20 @@ class CallLog:
             else:
                 record["outputs"] = jsonable(outputs)
 
+    def predictor_started(self, call_id: str, predictor: Any, inputs: dict[str, Any]) -> None:
+        self.start_predictor(call_id, predictor, inputs)
+
+    def predictor_ended(self, call_id: str, outputs: Any, exception: BaseException | None) -> None:
+        self.end_predictor(call_id, outputs, exception)
+
+    def lm_started(self, call_id: str, lm: Any) -> None:
+        self.start_lm(call_id, lm)
+
+    def lm_ended(self, call_id: str, exception: BaseException | None) -> None:
+        self.end_lm(call_id, exception)
+
     def start_lm(self, call_id: str, instance: Any) -> None:
-        parent = ACTIVE_CALL_ID.get()  # the predictor whose adapter is calling this LM
+        parent = _predictor_call_id()  # the predictor whose adapter is calling this LM
         with self._lock:
             record = self._calls.get(parent or "")
             if record is None:
@@ -120,7 +149,7 @@ class CallLog:
     def add_usage(self, usage: dict[str, Any] | None) -> None:
         """Tokens of the LM call running on this thread (DSPy reports them inside the call)."""
         with self._lock:
-            record = self._calls.get(self._lm_parent.get(ACTIVE_CALL_ID.get() or "", ""))
+            record = self._calls.get(self._lm_parent.get(current_lm_call() or ACTIVE_CALL_ID.get() or "", ""))
             if record is not None:
                 record["prompt_tokens"] += int((usage or {}).get("prompt_tokens") or 0)
                 record["completion_tokens"] += int((usage or {}).get("completion_tokens") or 0)
@@ -143,13 +172,13 @@ class _Relay(BaseCallback):
 
     def on_module_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         log = _ACTIVE.get()
-        if log is not None:
+        if log is not None and not _reported(instance):
             log.start_predictor(call_id, instance, inputs)
 
     def on_module_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
         log = _ACTIVE.get()
         if log is not None:
-            log.end_predictor(call_id, outputs, exception)
+            log.end_predictor(call_id, outputs, exception)  # a call the relay did not record is not found
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
         log = _ACTIVE.get()
@@ -165,13 +194,22 @@ class _Relay(BaseCallback):
 RELAY = _Relay()
 
 
+def reports_its_calls(program: Any) -> bool:
+    """Whether ``program`` is one of tribunal's own: it calls every predictor through
+    :func:`~tribunal.programs.answers.reask.ask`, which reports the calls (no relay needed)."""
+    return type(program).__module__.startswith("tribunal.programs.")
+
+
 def attach_call_log(program: Any, lms: list[Any] = ()) -> Any:
-    """Give every predictor of ``program`` (and each LM in ``lms``) the relay, once; returns ``program``."""
-    for _, predictor in program.named_predictors():
-        if not any(isinstance(c, _Relay) for c in predictor.callbacks):
-            predictor.callbacks.append(RELAY)
+    """Give ``program``'s predictors and each LM in ``lms`` the relay, once, unless they report their calls
+    themselves (:func:`reports_its_calls`, ``TribunalLM.reports_its_calls``); returns ``program``."""
+    if not reports_its_calls(program):
+        for _, predictor in program.named_predictors():
+            if not any(isinstance(c, _Relay) for c in predictor.callbacks):
+                predictor.callbacks.append(RELAY)
     for lm in lms:
-        if lm is not None and not any(isinstance(c, _Relay) for c in lm.callbacks):
+        if lm is not None and not getattr(lm, "reports_its_calls", False) and \
+                not any(isinstance(c, _Relay) for c in lm.callbacks):
             lm.callbacks.append(RELAY)
     return program
 
@@ -196,7 +234,7 @@ def recording(log: CallLog) -> Iterator[CallLog]:
     """Record the calls made in this context (by relay-carrying predictors and LMs) into ``log``."""
     token = _ACTIVE.set(log)
     try:
-        with dspy.context(usage_tracker=_UsageTee(log, dspy.settings.usage_tracker)):
+        with dspy.context(usage_tracker=_UsageTee(log, dspy.settings.usage_tracker)), observing(log):
             yield log
     finally:
         _ACTIVE.reset(token)

@@ -35,6 +35,7 @@ from pydantic import ValidationError
 from dspy.utils.exceptions import AdapterParseError
 import dspy
 
+from tribunal.programs.call_observers import call_predictor
 from tribunal.programs.answers.provider_calls import SeenCall, watching
 from tribunal.programs.answers.unusable import (FINAL, InvalidValue, TruncatedAnswer, UnusableAnswer, is_refusal,
                                                one_line)
@@ -187,7 +188,7 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
         out, err = None, None
         with watching() as seen, _reasking(feedback, kind):
             try:
-                out = predictor(**inputs, config=attempt)
+                out = call_predictor(predictor, **inputs, config=attempt)  # observed: programs/call_observers.py
             except AdapterParseError as parse_error:
                 err = parse_error
         asked += 1

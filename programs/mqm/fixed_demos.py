@@ -46,8 +46,10 @@ from typing import Any, Callable
 
 import dspy
 
-from tribunal.core.mqm_annotation import AnnotatedSegment
-from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
+from tribunal.eval.data.mqm_tsv import annotated_segments, parse_mqm_tsv, read_mqm_tsv
+from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.programs.mqm.fixed_demos_cache import Chosen, cached_choice
 from tribunal.programs.mqm.demos import (MAX_CHARS, TED_FILES, _languages, dimension_demos, dimension_errors,
                                          ted_file_for)
 from tribunal.programs.mqm.presets import DEFAULT_DEMOS
@@ -81,7 +83,12 @@ class Pool:
 
 @lru_cache(maxsize=4)
 def load_pool(path: Path, pair: str) -> Pool:
-    rows = list(read_mqm_tsv(path))
+    """The demo pool of a TED MQM file (read once per process)."""
+    return pool_of(pair, list(read_mqm_tsv(path)))
+
+
+def pool_of(pair: str, rows: list[MQMRow]) -> Pool:
+    """The demo pool of a TED MQM file's rows: step 1 of the rule (module docstring)."""
     talk = {(row.system, row.seg_id): row.doc for row in rows}
     texts = {(row.system, row.seg_id): (row.source, row.target) for row in rows}
     items = tuple(s for s in annotated_segments(rows) if len(s.source) <= MAX_CHARS and len(s.target) <= MAX_CHARS)
@@ -164,37 +171,76 @@ def _coupled_errors(item: AnnotatedSegment, guided: bool) -> list[DimensionError
     return errors if len(errors) == len(item.errors) else None  # an error outside the four dimensions
 
 
+def error_model(agent: str, guided: bool) -> type:
+    """The error type of ``agent``'s demos: the guided schema, the brief assessor's, or ``DimensionError``."""
+    if agent == "coupled":
+        return DimensionError
+    return GUIDED_ERRORS[agent] if guided else ASSESSORS[agent].output_fields["errors"].annotation.__args__[0]
+
+
 def _agent_rule(agent: str, guided: bool, translation: str) -> tuple[Callable, DimensionError | None]:
     """``(item -> its errors for this agent or None, the non-translation error or None)``."""
+    model = error_model(agent, guided)
     if agent == "coupled":
-        nt = DimensionError(dimension="accuracy", span=translation, subcategory=NON_TRANSLATION, severity="major")
+        nt = model(dimension="accuracy", span=translation, subcategory=NON_TRANSLATION, severity="major")
         return (lambda item: _coupled_errors(item, guided)), nt
-    model = GUIDED_ERRORS[agent] if guided else ASSESSORS[agent].output_fields["errors"].annotation.__args__[0]
     # The brief assessors other than accuracy cannot express non-translation: no such demo for them.
     expressible = guided or agent == "accuracy"
     nt = model(span=translation, subcategory=NON_TRANSLATION, severity="major") if expressible else None
     return (lambda item: dimension_errors(item.errors, agent, model)), nt
 
 
-def fixed_demos(root: str | Path, lp: str, count: int, coupled: bool = False,
-                guided: bool = True) -> dict[str, list[dspy.Example]]:
+def choose_demos(pool: Pool, lp: str, count: int, coupled: bool = False, guided: bool = True) -> Chosen:
+    """Steps 2-5 of the rule over ``pool`` for pair ``lp``: each agent's ``count`` demos."""
+    source, translation = _non_translation_pair(pool)
+    chosen: Chosen = {}
+    for agent in (("coupled",) if coupled else DIMENSIONS):
+        convert, nt = _agent_rule(agent, guided, translation)
+        picked = _pick(_ranked(pool.items, agent), convert, count - 1, mix_for(lp, agent))
+        chosen[agent] = [(item.source, item.target, errors) for item, errors in picked]
+        if nt is not None:
+            chosen[agent].append((source, translation, [nt]))
+    return chosen
+
+
+RULE_VERSION = 1
+"""Bumped when the rule above chooses differently: a cached choice of another version is not used."""
+
+
+def _setting(lp: str, count: int, coupled: bool, guided: bool) -> list[Any]:
+    """Everything besides the TED file that a choice depends on (its cache key)."""
+    agents = ("coupled",) if coupled else DIMENSIONS
+    fields = {agent: [f"{name}:{info.annotation}" for name, info in error_model(agent, guided).model_fields.items()]
+              for agent in agents}
+    return [RULE_VERSION, {agent: mix_for(lp, agent) for agent in agents}, count, coupled, guided, fields]
+
+
+def pool_pair(lp: str) -> tuple[str, str]:
+    """``(TED file name, its pair)`` of the pool a run of ``lp`` draws its demos from."""
+    name = ted_file_for(lp)
+    return name, "en-de" if name == TED_FILES["en-de"] else "zh-en"
+
+
+def fixed_demos(root: str | Path, lp: str, count: int, coupled: bool = False, guided: bool = True,
+                cache: ScoreCache | None = None) -> dict[str, list[dspy.Example]]:
     """``{predictor name: demos}`` by the rule above: the four dimension agents, or ``coupled``.
 
     ``lp`` is the pair judged: it picks the TED pool and the severity mix. ``guided``: the errors use
     the guided schemas (non-translation for every dimension); otherwise the brief assessors' schemas,
-    with an empty rationale.
+    with an empty rationale. ``cache``: the choice is kept across runs, keyed by the TED file
+    (:mod:`tribunal.programs.mqm.fixed_demos_cache`), so a run does not parse and rank it again.
     """
-    name = ted_file_for(lp)
-    pool = load_pool(Path(root) / name, "en-de" if name == TED_FILES["en-de"] else "zh-en")
-    source, translation = _non_translation_pair(pool)
-    demos: dict[str, list[dspy.Example]] = {}
-    for agent in (("coupled",) if coupled else DIMENSIONS):
-        convert, nt = _agent_rule(agent, guided, translation)
-        chosen = _pick(_ranked(pool.items, agent), convert, count - 1, mix_for(lp, agent))
-        demos[agent] = [_example(pool.pair, item.source, item.target, errors, not guided) for item, errors in chosen]
-        if nt is not None:
-            demos[agent].append(_example(pool.pair, source, translation, [nt], not guided))
-    return demos
+    name, pair = pool_pair(lp)
+    path = Path(root) / name
+    if cache is None:
+        chosen = choose_demos(load_pool(path, pair), lp, count, coupled, guided)
+    else:
+        chosen = cached_choice(cache, path, _setting(lp, count, coupled, guided),
+                               lambda content: choose_demos(pool_of(pair, list(parse_mqm_tsv(path, content))), lp,
+                                                            count, coupled, guided),
+                               lambda agent: error_model(agent, guided))
+    return {agent: [_example(pair, source, translation, errors, not guided) for source, translation, errors in demos]
+            for agent, demos in chosen.items()}
 
 
 def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, list[dspy.Example]]:
@@ -207,7 +253,8 @@ def mmad_demos(config: Any, root: str | Path, lp: str, count: int) -> dict[str, 
         return {}
     coupled = "stage1" in config.ablate
     if config.demo_rule == "fixed":
-        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline")
+        return fixed_demos(root, lp, count, coupled=coupled, guided=config.assessors == "guideline",
+                           cache=ScoreCache.default())
     return {} if coupled else dimension_demos(root, lp, count)
 
 

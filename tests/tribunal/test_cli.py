@@ -120,3 +120,19 @@ def test_meta_eval_reads_a_judges_score_folder(tmp_path, tiny_mtme):
     table = pd.read_csv(out, sep="\t").set_index("metric")
     assert set(table.index) == {"J", "M"}
     assert table.loc["J", "en-de_seg_pearson"] == pytest.approx(1.0)  # J repeats the gold scores
+
+
+def test_the_console_script_ends_with_a_frozen_heap_and_an_in_process_call_does_not(capsys):
+    import gc
+
+    from tribunal.cli import main
+
+    before = gc.get_freeze_count()
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert gc.get_freeze_count() == before  # a test's heap is never frozen
+    code = ("import atexit, gc, sys; atexit.register(lambda: print('frozen at exit', gc.get_freeze_count() > 0)); "
+            "sys.argv = ['tribunal', 'data', 'cache', '--help']; from tribunal.cli import main; main()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "frozen at exit True" in done.stdout and "clear" in done.stdout  # the command ran, then the heap froze

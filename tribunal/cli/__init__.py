@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from typing import Sequence
@@ -95,4 +96,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             status = report_error(err)  # re-raises a bug, traceback and all
     finally:
         set_verbose(False)
+    if argv is None:  # the process ends here (the console script): see _end_of_process
+        _end_of_process()
     sys.exit(status if isinstance(status, int) else 0)
+
+
+def _end_of_process() -> None:
+    """Let the interpreter's exit skip the cycle collections over the whole heap.
+
+    The finalization collects garbage over every object a run left (its data, results, DSPy's and
+    pydantic's structures): about 0.17 s of CPU after a 200-item M-MAD run, a twentieth of the
+    process. Frozen objects are skipped; every output is closed by now and the atexit handlers
+    still run. Not called in-process (tests): the frozen heap would outlive the command.
+    """
+    gc.freeze()

@@ -3,9 +3,10 @@
 A :class:`UsageMeter` is both a DSPy callback (one ``on_lm_start`` per LM call the program makes,
 retries inside DSPy's LM layer included in that one call) and DSPy's ``usage_tracker`` (tokens of
 each completed call). Install one per item with ``dspy.context(callbacks=[m], usage_tracker=m)``,
-or, cheaper, with :func:`metering` on LMs that carry the :data:`RELAY` (:func:`attach_relay`):
-DSPy then runs callbacks only around LM calls, not around every module and adapter step (each
-costs it an ``inspect.getcallargs``). The stage and role come from
+or, cheaper, with :func:`metering`: tribunal's own LMs report their calls to it directly
+(:mod:`tribunal.programs.call_observers`), and other LMs that carry the :data:`RELAY`
+(:func:`attach_relay`) through DSPy's callbacks around LM calls only, not around every module and
+adapter step (each costs DSPy an ``inspect.getcallargs``). The stage and role come from
 :func:`tribunal.programs.mqm.roles.current_call`.
 """
 
@@ -18,13 +19,14 @@ from collections import Counter
 from typing import Any, Iterator
 
 from tribunal.programs.answers.reask import current_reask
+from tribunal.programs.call_observers import CallObserver, observing
 from tribunal.programs.mqm.roles import current_call
 
 from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatches to it
 import dspy
 
 
-class UsageMeter(BaseCallback):
+class UsageMeter(BaseCallback, CallObserver):
     """Calls (answered by the provider, served by the response cache, failed) and tokens of one item,
     by ``stage`` and ``stage/role``; tokens also by model (for the price). Re-asks of unusable answers
     (:mod:`tribunal.programs.answers.reask`) are calls too, also counted apart: ``reasks`` by stage and
@@ -49,6 +51,14 @@ class UsageMeter(BaseCallback):
         self.model_completion_tokens: Counter[str] = Counter()
         self._open: dict[int, str] = {}  # thread -> the call it is making
         self._paid: set[str] = set()
+
+    def lm_started(self, call_id: str, lm: Any) -> None:
+        """A reported LM call (:mod:`tribunal.programs.call_observers`): as DSPy's ``on_lm_start``."""
+        self.on_lm_start(call_id, lm, {})
+
+    def lm_ended(self, call_id: str, exception: BaseException | None) -> None:
+        """A reported LM call ended: as DSPy's ``on_lm_end``."""
+        self.on_lm_end(call_id, None, exception)
 
     def _keys(self) -> tuple[str, str]:
         stage, role = current_call()
@@ -116,8 +126,12 @@ RELAY = _Relay()
 
 
 def attach_relay(lm: Any) -> Any:
-    """Give ``lm`` the relay callback (once), so :func:`metering` counts its calls; returns ``lm``."""
-    if RELAY not in lm.callbacks:
+    """Give ``lm`` the relay callback (once), so :func:`metering` counts its calls; returns ``lm``.
+
+    tribunal's own LM reports its calls without a callback (:mod:`tribunal.programs.call_observers`):
+    it gets none.
+    """
+    if not getattr(lm, "reports_its_calls", False) and RELAY not in lm.callbacks:
         lm.callbacks.append(RELAY)
     return lm
 
@@ -127,7 +141,7 @@ def metering(meter: UsageMeter) -> Iterator[UsageMeter]:
     """Count the LM calls (of relay-carrying LMs) and tokens made in this context into ``meter``."""
     token = _ACTIVE.set(meter)
     try:
-        with dspy.context(usage_tracker=meter, disable_history=True):
+        with dspy.context(usage_tracker=meter, disable_history=True), observing(meter):
             yield meter
     finally:
         _ACTIVE.reset(token)

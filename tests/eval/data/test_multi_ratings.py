@@ -119,3 +119,26 @@ def test_rated_cells_are_read_without_parsing_the_ratings(tmp_path):
     assert rated_cells(path, 2) == {"A:1", "B:0"}
     assert rated_cells(path, 3) is None  # not whole blocks of 3: the caller reads the file in full
     assert rated_cells(write(tmp_path / "y.seg.score", "A\t1\nB\t2\nA\tNone\nB\t1\n"), 2) is None
+
+
+def test_rated_cells_from_the_cache_equal_the_scan_and_need_no_whole_blocks(tmp_path):
+    from tribunal.eval.data.multi_ratings import rated_cells
+    from tribunal.eval.data.score_cache import ScoreCache
+
+    path = write(tmp_path / "x.seg.rating", 'A\tNone\nA\t{"errors": []}\nB\t{"errors": []}\nB\tNone\n')
+    cache = ScoreCache(tmp_path / "cache")
+    assert rated_cells(path, 2, cache) == rated_cells(path, 2) == {"A:1", "B:0"}
+    mixed = write(tmp_path / "m.seg.rating", 'A\tNone\nB\t{"errors": []}\nA\t{"errors": []}\nB\tNone\n')
+    assert rated_cells(mixed, 2) is None and rated_cells(mixed, 2, cache) == {"A:1", "B:0"}  # the k-th line of each system
+
+
+def test_wmt23_zh_en_rated_cells_from_the_cache_equal_the_scan(wmt23_root, tmp_path):
+    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.data.multi_ratings import rated_cells, rater_file
+    from tribunal.eval.data.score_cache import ScoreCache
+
+    pair = LanguagePair(wmt23_root, "zh-en", cache=ScoreCache(tmp_path / "cache"))
+    for name in pair.rating_names:
+        path = rater_file(pair, name)
+        scanned = rated_cells(path, pair.n_segments)
+        assert scanned and rated_cells(path, pair.n_segments, pair.cache) == scanned

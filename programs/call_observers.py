@@ -1,0 +1,116 @@
+"""Predictor and LM calls of tribunal's own code, reported to observers without DSPy's callback machinery.
+
+DSPy runs an instance's callbacks through ``with_callbacks``: for each wrapped call a uuid and an
+``inspect.getcallargs`` of its arguments, whatever the callbacks then do (about 40 us each, and an
+M-MAD call passes two such wrappers: the predictor's and the LM's). tribunal's programs call every
+predictor through :func:`~tribunal.programs.answers.reask.ask` and every LM tribunal builds is a
+:class:`~tribunal.programs.tribunal_lm.TribunalLM`, so both report here directly instead: the usage
+meter (:mod:`tribunal.runner.meter`) and the call log (:mod:`tribunal.eval.tracking.call_log`)
+observe the same starts and ends, with ids that link an LM call to the predictor call it serves.
+DSPy's callbacks still run for anything else: callbacks a user installs, LMs that are not tribunal's,
+and the predictors of a program that is not tribunal's (its relays are attached as before).
+
+An observer is installed for a context (:func:`observing`); calls made outside any observer cost a
+context-variable lookup. Ids are ``tribunal-<n>``, unique in the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import itertools
+from typing import Any, Iterator
+
+_OBSERVERS: contextvars.ContextVar[tuple["CallObserver", ...]] = contextvars.ContextVar(
+    "tribunal_call_observers", default=())
+_PREDICTOR: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar(
+    "tribunal_predictor_call", default=None)
+_LM: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_lm_call", default=None)
+_IDS = itertools.count(1)  # next() on a count is atomic under the GIL
+
+
+class CallObserver:
+    """What an observer may hear of (every method does nothing unless overridden)."""
+
+    def predictor_started(self, call_id: str, predictor: Any, inputs: dict[str, Any]) -> None:
+        """A predictor is called with ``inputs`` (its keyword arguments)."""
+
+    def predictor_ended(self, call_id: str, outputs: Any, exception: BaseException | None) -> None:
+        """The predictor call ``call_id`` returned ``outputs`` or raised ``exception``."""
+
+    def lm_started(self, call_id: str, lm: Any) -> None:
+        """``lm`` starts a call (inside the predictor call :func:`current_predictor_call`, if any)."""
+
+    def lm_ended(self, call_id: str, exception: BaseException | None) -> None:
+        """The LM call ``call_id`` ended (``exception``: it failed after DSPy's retries)."""
+
+
+@contextlib.contextmanager
+def observing(observer: CallObserver) -> Iterator[CallObserver]:
+    """Report the calls made in this context to ``observer`` (besides the observers already installed)."""
+    token = _OBSERVERS.set((*_OBSERVERS.get(), observer))
+    try:
+        yield observer
+    finally:
+        _OBSERVERS.reset(token)
+
+
+def _new_id() -> str:
+    return f"tribunal-{next(_IDS)}"
+
+
+def call_predictor(predictor: Any, **inputs: Any) -> Any:
+    """``predictor(**inputs)``, reported to the observers of this context."""
+    observers = _OBSERVERS.get()
+    if not observers:
+        return predictor(**inputs)
+    call_id = _new_id()
+    token = _PREDICTOR.set((call_id, predictor))
+    try:
+        for observer in observers:
+            observer.predictor_started(call_id, predictor, inputs)
+        try:
+            outputs = predictor(**inputs)
+        except BaseException as exc:
+            for observer in observers:
+                observer.predictor_ended(call_id, None, exc)
+            raise
+        for observer in observers:
+            observer.predictor_ended(call_id, outputs, None)
+        return outputs
+    finally:
+        _PREDICTOR.reset(token)
+
+
+def current_predictor_call() -> tuple[str, Any] | None:
+    """``(call id, predictor)`` of the reported predictor call in progress here, else None."""
+    return _PREDICTOR.get()
+
+
+@contextlib.contextmanager
+def lm_call(lm: Any) -> Iterator[str | None]:
+    """An LM call of ``lm`` made in this block, reported to the observers (its id; None without observers)."""
+    observers = _OBSERVERS.get()
+    if not observers:
+        yield None
+        return
+    call_id = _new_id()
+    token = _LM.set(call_id)
+    try:
+        for observer in observers:
+            observer.lm_started(call_id, lm)
+        try:
+            yield call_id
+        except BaseException as exc:
+            for observer in observers:
+                observer.lm_ended(call_id, exc)
+            raise
+        for observer in observers:
+            observer.lm_ended(call_id, None)
+    finally:
+        _LM.reset(token)
+
+
+def current_lm_call() -> str | None:
+    """The id of the reported LM call in progress here, else None."""
+    return _LM.get()
