@@ -20,23 +20,34 @@ PRICE_FILE = "model_prices_and_context_window_backup.json"
 
 
 @functools.lru_cache(maxsize=1)
-def price_table() -> dict[str, dict]:
-    """LiteLLM's bundled table (``{}`` when LiteLLM is not installed)."""
+def _table_text() -> str:
+    """The bundled table's text ('' when LiteLLM is not installed or the file is unreadable)."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
-        return {}
-    path = Path(list(spec.submodule_search_locations)[0]) / PRICE_FILE
+        return ""
     try:
-        table = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return (Path(list(spec.submodule_search_locations)[0]) / PRICE_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+@functools.lru_cache(maxsize=1)
+def price_table() -> dict[str, dict]:
+    """LiteLLM's bundled table (``{}`` when LiteLLM is not installed)."""
+    try:
+        table = json.loads(_table_text() or "{}")
+    except ValueError:
         return {}
-    return {k: v for k, v in table.items() if isinstance(v, dict)}
+    return {k: v for k, v in table.items() if isinstance(v, dict)} if isinstance(table, dict) else {}
 
 
 def model_prices(model: str) -> dict | None:
     """The table entry of a LiteLLM/DSPy model name (``openai/gpt-4o-mini`` or ``gpt-4o-mini``)."""
-    table = price_table()
     provider, _, bare = model.partition("/")
+    names = [key for key in (model, bare) if key]
+    if not any(json.dumps(key) in _table_text() for key in names):
+        return None  # not in the table: no need to parse its megabyte of JSON (25 ms)
+    table = price_table()
     for key in (model, bare if bare else None):
         entry = table.get(key) if key else None
         if entry and entry.get("input_cost_per_token") is not None:

@@ -133,6 +133,7 @@ class _FeedbackTurns:
 
 
 _STRUCTURES = FieldStructures()
+_SYSTEM_MESSAGES = FieldStructures()
 
 
 class _FastFormatting:
@@ -141,6 +142,10 @@ class _FastFormatting:
     def format_field_structure(self, signature: Any) -> str:
         dspys = super().format_field_structure
         return _STRUCTURES.get(type(self), signature, lambda: dspys(signature))
+
+    def format_system_message(self, signature: Any) -> str:
+        dspys = super().format_system_message
+        return _SYSTEM_MESSAGES.get(type(self), signature, lambda: dspys(signature))
 
     def format_user_message_content(self, signature: Any, inputs: dict[str, Any], prefix: str = "", suffix: str = "",
                                     main_request: bool = False) -> str:

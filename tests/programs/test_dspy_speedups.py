@@ -80,6 +80,24 @@ def test_field_structure_is_recomputed_for_a_signature_edited_in_place():
     assert structures.get(ChatAdapter, Greeting, lambda: "edited") == "edited"
     derived = Greeting.append("extra", dspy.OutputField(), type_=str)
     assert structures.get(ChatAdapter, derived, lambda: "derived") == "derived"
+    Greeting.instructions = "Greet warmly."  # instructions set in place
+    assert structures.get(ChatAdapter, Greeting, lambda: "warm") == "warm"
+
+
+@pytest.mark.parametrize("ours, theirs", [(TolerantChatAdapter, ChatAdapter), (TolerantJSONAdapter, JSONAdapter)])
+def test_the_remembered_system_message_follows_the_instructions(ours, theirs):
+    class Greeting(dspy.Signature):
+        """Greet."""
+
+        name: str = dspy.InputField()
+        greeting: str = dspy.OutputField()
+
+    mine, dspys = ours(), theirs()
+    for signature in (Greeting, Greeting.with_instructions("Greet in German."), Greeting):
+        assert mine.format_system_message(signature) == dspys.format_system_message(signature)
+    Greeting.instructions = "Greet in French."
+    assert "Greet in French." in mine.format_system_message(Greeting)
+    assert mine.format_system_message(Greeting) == dspys.format_system_message(Greeting)
 
 
 def test_dspys_own_formatting_functions_are_left_as_they_are():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from tribunal.eval.data.ratings import parse_ratings, read_ratings
 from tribunal.eval.data.score_cache import ScoreCache
 
@@ -84,3 +86,23 @@ def test_a_copied_real_rating_file_changed_in_place_is_parsed_again(wmt23_root, 
     assert again.stats["parsed"] == 1 and after == parse_ratings(path, path.read_bytes()) and after != before
     block = lines[:rated + 1]
     assert after[system][sum(line.startswith(system + "\t") for line in block) - 1] is None
+
+
+def test_a_cached_block_reads_like_the_list_a_fresh_parse_gives(tmp_path):
+    path = tmp_path / "zh-en.mqm.rater1.seg.rating"
+    _write(path, [_line("sysA", ERRORS[:2]), _line("sysA", None), _line("sysA", []),
+                  _line("sysB", ERRORS[2:]), _line("sysB", ERRORS), _line("sysB", None)])
+    fresh = parse_ratings(path, path.read_bytes())
+    read_ratings(path, 3, ScoreCache(tmp_path / "cache"))
+    cached = read_ratings(path, 3, ScoreCache(tmp_path / "cache"))
+    for system, block in cached.items():
+        expected = fresh[system]
+        assert len(block) == len(expected) and block[-1] == expected[-1] and block[0:2] == expected[0:2]
+        first = block[1]
+        assert block[1] is first  # built once
+        assert list(block) == expected and block == expected and expected == block  # read in full, both ways
+        assert block[1] is first or block[1] == first
+        with pytest.raises(IndexError):
+            block[3]
+    assert cached["sysB"][1] == fresh["sysB"][1] and len(cached["sysB"][1]) == 3
+    assert cached["sysA"] != fresh["sysB"]

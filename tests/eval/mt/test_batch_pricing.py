@@ -29,3 +29,14 @@ def test_a_bare_name_of_another_providers_model_is_not_priced():
                 and v.get("input_cost_per_token") is not None and f"openai/{k}" not in price_table())
     assert model_prices(f"openai/{bare}") is None
     assert batch_rates(f"openai/{bare}") is None
+
+
+def test_a_model_the_table_does_not_name_is_unpriced_without_parsing_the_table():
+    from tribunal.programs import pricing
+
+    pricing.price_table.cache_clear()
+    assert pricing.model_prices("openai/bench-judge-not-a-real-model") is None
+    assert pricing.price_table.cache_info().currsize == 0  # the megabyte of JSON was never parsed
+    if pricing._table_text():
+        known = next(k for k, v in pricing.price_table().items() if v.get("input_cost_per_token") is not None)
+        assert pricing.model_prices(known) == pricing.price_table()[known]
