@@ -150,6 +150,7 @@ def judge_all(
         pending = enumerate(items)
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=ceiling, thread_name_prefix="judge"))
         admitter = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-admit"))
+        completions = interruptible.Completions()  # a Ctrl-C a worker took still lands
         running: dict = {}  # future -> the ticket its item started with
         admission = None  # a future holding a free slot once no started item wants one
         exhausted = False
@@ -157,13 +158,11 @@ def judge_all(
         try:
             while True:
                 if admission is None and not exhausted and len(running) < ceiling:
-                    admission = admitter.submit(slots.acquire, admission_priority(admitted))
-                waiting = set(running) | ({admission} if admission else set())
-                if not waiting:
+                    admission = completions.watch(admitter.submit(slots.acquire, admission_priority(admitted)))
+                if not running and admission is None:
                     return
-                finished, _ = interruptible.first_completed(waiting)  # a Ctrl-C a worker took still lands
-                if admission in finished:
-                    finished.discard(admission)
+                finished = completions.next()
+                if finished is admission:
                     slot = admission.result()
                     admission = None
                     entry = next(pending, None)
@@ -173,10 +172,10 @@ def judge_all(
                     else:
                         admitted += 1
                         ticket = Ticket(slots, slot)
-                        running[pool.submit(work, *entry, ticket)] = ticket
-                for future in finished:
-                    del running[future]
-                    result = future.result()
+                        running[completions.watch(pool.submit(work, *entry, ticket))] = ticket
+                else:
+                    del running[finished]
+                    result = finished.result()
                     if on_result:
                         on_result(result)
         except BaseException:

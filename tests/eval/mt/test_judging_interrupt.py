@@ -28,13 +28,13 @@ class _Kept:
 
 def test_a_ctrl_c_taken_by_a_worker_is_handled_while_its_item_is_in_flight(monkeypatch):
     main_waiting, noticed, heard_in_time = threading.Event(), threading.Event(), []
-    first_completed = interruptible.first_completed
+    next_done, waits = interruptible.Completions.next, []
 
-    def waiting_for_items(futures):
-        futures = set(futures)
-        if len(futures) > 1:  # the item in flight and the next item's admission: the loop is waiting on both
+    def waiting_for_items(completions):
+        waits.append(1)
+        if len(waits) > 1:  # after the first admission: the item in flight and the next item's admission
             main_waiting.set()
-        return first_completed(futures)
+        return next_done(completions)
 
     def on_sigint(_signum, _frame):
         noticed.set()
@@ -47,7 +47,7 @@ def test_a_ctrl_c_taken_by_a_worker_is_handled_while_its_item_is_in_flight(monke
         return ItemResult(key=item.key, status="scored", score=0.0)
 
     monkeypatch.setattr(judging, "judge_item", judge_item)
-    monkeypatch.setattr(interruptible, "first_completed", waiting_for_items)
+    monkeypatch.setattr(interruptible.Completions, "next", waiting_for_items)
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         with pytest.raises(KeyboardInterrupt):
