@@ -10,7 +10,7 @@ A server that crashes mid-run: ``FAKE_LLAMA_CRASHES=FILE`` holds how many crashe
 every start of the server); while it is above 0, the ``FAKE_LLAMA_CRASH_AT``-th chat request
 (default 3) a process receives takes one off and kills the process with SIGSEGV before answering,
 as llama.cpp does on an AMX CPU in a VM. ``FAKE_LLAMA_ANSWERED=FILE``: one line per chat answered
-(HTTP 200), appended across restarts.
+(HTTP 200, counted just before it is sent), appended across restarts.
 """
 
 from __future__ import annotations
@@ -73,11 +73,13 @@ def _handler(alias: str) -> type[BaseHTTPRequestHandler]:
             _maybe_crash()
             time.sleep(float(os.environ.get("FAKE_LLAMA_LATENCY", "0")))
             text = os.environ.get("FAKE_LLAMA_ANSWER", "{}")
+            # Counted before it is sent: once the client has the answer, its next request may crash this
+            # process (on another handler thread) before a count written after the send.
+            _answered()
             self._send({"id": "x", "object": "chat.completion", "created": 0, "model": alias,
                         "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                      "finish_reason": "stop"}],
                         "usage": {"prompt_tokens": 10, "completion_tokens": 2, "total_tokens": 12}})
-            _answered()
 
     return Handler
 
