@@ -48,8 +48,8 @@ def model_prices(model: str) -> dict | None:
     if not any(json.dumps(key) in _table_text() for key in names):
         return None  # not in the table: no need to parse its megabyte of JSON (25 ms)
     table = price_table()
-    for key in (model, bare if bare else None):
-        entry = table.get(key) if key else None
+    for key in names:
+        entry = table.get(key)
         if entry and entry.get("input_cost_per_token") is not None:
             if key == bare and entry.get("litellm_provider") not in (None, provider) and \
                     not str(entry.get("litellm_provider", "")).startswith(provider):

@@ -45,7 +45,8 @@ class TribunalLM(dspy.LM):
     """It holds its call slot around each request (:func:`~tribunal.core.scheduling.call_slot` with ``deferred``)."""
 
     reports_its_calls = True
-    """Its calls are reported to tribunal's observers (:mod:`tribunal.programs.call_observers`), not by DSPy callbacks."""
+    """Its calls are reported to tribunal's observers (:mod:`tribunal.programs.call_observers`), not by DSPy
+    callbacks."""
 
     def __init__(self, model: str, *, cache_endpoint: str | None = None, **kwargs: Any):
         super().__init__(model, **kwargs)

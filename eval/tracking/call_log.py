@@ -1,16 +1,18 @@
 """What a DSPy program's predictors did, call by call: the raw material of a trace.
 
 A :class:`CallLog` is installed for one unit of work (an MT item, an equivalence pair, a workflow
-slot) with :func:`recording`. Predictors and LMs report to it (see below), so every predictor call becomes one record: stage and role
-(:func:`tribunal.programs.mqm.roles.current_call`), signature name, wall-clock start and end,
-inputs, typed outputs or the error (in one line, with the unusable answer as ``raw_answer``), whether
-it re-asks an unusable answer (``reask``: its kind), and its LM calls (model, count, failures, tokens).
+slot) with :func:`recording`. Predictors and LMs report to it (see below), so every predictor call
+becomes one record: stage and role (:func:`tribunal.programs.mqm.roles.current_call`), signature
+name, wall-clock start and end, inputs, typed outputs or the error (in one line, with the unusable
+answer as ``raw_answer``), whether it re-asks an unusable answer (``reask``: its kind), and its LM
+calls (model, count, failures, tokens).
 
 tribunal's own programs and LMs report their calls directly (:mod:`tribunal.programs.call_observers`);
 a program or LM of anyone else's gets the relay, a DSPy callback. The records are plain JSON (they
-travel in the run journal and across worker processes), and traces are built from them after the fact with their recorded timestamps, so nothing here depends
-on which thread or process ran a call. The relay costs one ``inspect.getcallargs`` per predictor
-call (DSPy's callback machinery); nothing runs while no log is installed.
+travel in the run journal and across worker processes), and traces are built from them after the
+fact with their recorded timestamps, so nothing here depends on which thread or process ran a call.
+The relay costs one ``inspect.getcallargs`` per predictor call (DSPy's callback machinery); nothing
+runs while no log is installed.
 """
 
 from __future__ import annotations
