@@ -199,7 +199,7 @@ def main() -> None:
     from tests.support.loopback import loopback_server
     from tribunal.optimizers.training_data import load_training_data
 
-    key = os.environ.get(args.api_key_env, "") if args.api_key_env else "sk-bench-not-a-secret"
+    key = os.environ.get(args.api_key_env, "") if args.api_key_env else "loopback-peer-takes-any-key"
     os.environ[KEY_ENV] = os.environ["OPENAI_API_KEY"] = key or "unused"
     labels = {}
     for example in load_training_data("mqm-ted:en-de").examples:  # one item per (source, translation)

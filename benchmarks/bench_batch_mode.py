@@ -51,7 +51,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=200)
     args = parser.parse_args()
-    os.environ["TRIBUNAL_BENCH_KEY"] = "sk-bench-not-a-secret"
+    os.environ["TRIBUNAL_BENCH_KEY"] = "loopback-peer-takes-any-key"
     with tempfile.TemporaryDirectory() as tmp:
         with loopback_server(synthetic_judge) as (api_base, _):
             online, cpu, wall = timed(config(api_base, Path(tmp) / "online", args.items, "openai/bench-judge", False))

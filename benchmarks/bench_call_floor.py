@@ -83,7 +83,7 @@ def main() -> None:
         predictor = dspy.Predict(ASSESSORS["accuracy"])
         predictor.demos = demos
         inputs = items(data, args.calls + 5)
-        plain = dspy.LM("openai/bench-judge", api_base=api_base, api_key="sk-bench-not-a-secret", cache=False,
+        plain = dspy.LM("openai/bench-judge", api_base=api_base, api_key="loopback-peer-takes-any-key", cache=False,
                         num_retries=0)
         ours = build_lm(LMSettings(model="openai/bench-judge", api_base=api_base, cache=False, num_retries=0))
         runs = {"plain DSPy (dspy.LM, ChatAdapter)": (plain, dspy.ChatAdapter()),

@@ -171,7 +171,7 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
                     "--api-base", api_base, "--api-key-env", "TRIBUNAL_BENCH_KEY", "--no-cache", "--no-track",
                     "--preset", "paper", "--rated-only", "--limit", str(workload.items),
                     "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out")]
-            env = {**os.environ, "TRIBUNAL_BENCH_KEY": "sk-bench-not-a-secret", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            env = {**os.environ, "TRIBUNAL_BENCH_KEY": "loopback-peer-takes-any-key", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                    "TRIBUNAL_CACHE": str(cache), "DSPY_CACHEDIR": str(Path(scratch) / "dspy"), "PYTHONPATH": ""}
             # As on a user's machine, the warm-up run leaves bytecode behind: with PYTHONDONTWRITEBYTECODE
             # (set in some sandboxes) every run would compile tribunal's own modules again, about 0.1 s.

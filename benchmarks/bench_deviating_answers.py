@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--stock", action="store_true", help="also read the deviating answers with DSPy's stock adapter")
     args = parser.parse_args()
-    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
+    os.environ.setdefault("OPENAI_API_KEY", "loopback-peer-takes-any-key")
     runs = [("clean answers", None, contextlib.nullcontext())]
     runs.append((f"{args.rate:.0%} deviating, tolerant adapter", deviating_renderer(args.rate, args.seed),
                  contextlib.nullcontext()))

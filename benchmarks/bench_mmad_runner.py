@@ -64,7 +64,7 @@ def run(api_base: str, args, out: Path, opening: str):
     from tribunal.eval.tracking.mlflow_run import TrackingSettings
     from tribunal.programs.lm import LMSettings
 
-    os.environ["TRIBUNAL_BENCH_KEY"] = "sk-bench-not-a-secret"
+    os.environ["TRIBUNAL_BENCH_KEY"] = "loopback-peer-takes-any-key"
     lm = LMSettings(model="openai/bench-judge", api_base=api_base, api_key_env="TRIBUNAL_BENCH_KEY",
                     cache=False, timeout=30)
     data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))

@@ -84,7 +84,7 @@ def main() -> None:
     parser.add_argument("--program", default="gemba-mqm")
     parser.add_argument("--latency", type=float, default=0.05)
     args = parser.parse_args()
-    os.environ["TRIBUNAL_BENCH_KEY"] = "sk-bench-not-a-secret"
+    os.environ["TRIBUNAL_BENCH_KEY"] = "loopback-peer-takes-any-key"
     base = None
     with tempfile.TemporaryDirectory() as tmp:
         with loopback_server(NoisyJudge(), latency=args.latency) as (api_base, _):  # warm-up: imports, demos

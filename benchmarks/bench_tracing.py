@@ -34,7 +34,7 @@ def one_run(api_base: str, args, root: Path, mode: str) -> tuple[float, float]:
     from tribunal.eval.tracking.mlflow_run import TrackingSettings
     from tribunal.programs.lm import LMSettings
 
-    os.environ["TRIBUNAL_BENCH_KEY"] = "sk-bench-not-a-secret"
+    os.environ["TRIBUNAL_BENCH_KEY"] = "loopback-peer-takes-any-key"
     lm = LMSettings(model="openai/bench-judge", api_base=api_base, api_key_env="TRIBUNAL_BENCH_KEY", cache=False,
                     timeout=30)
     data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))

@@ -99,7 +99,7 @@ def main() -> None:
     parser.add_argument("--faults", choices=("unusable", "mixed"), default="unusable",
                         help="mixed: 429, 500 and timeouts drawn beside the unusable answers")
     args = parser.parse_args()
-    os.environ.setdefault("OPENAI_API_KEY", "sk-bench-not-a-secret")
+    os.environ.setdefault("OPENAI_API_KEY", "loopback-peer-takes-any-key")
     with tempfile.TemporaryDirectory() as out:
         for lp in args.lp or ["zh-en"]:
             for seed in args.seed or [0]:
