@@ -41,11 +41,11 @@ def test_every_option_reaches_the_measure(capsys, tmp_path):
     out = tmp_path / "r.json"
     outcome = run_cli(capsys, "mt", "span-eval", "--predicted", pred, "--gold", gold, "--measure", "wmt25",
                       "--matching", "many-to-many", "--averaging", "macro", "--severity-penalty", "0.5",
-                      "--severity-weights", "minor=1,major=5", "--side", "both", "--output", out)
+                      "--side", "both", "--output", out)
     assert outcome.status == 0, outcome.err
     result = json.loads(out.read_text())
-    assert result["signature"] == "m:wmt25|match:n-n|assign:none|avg:macro|sevpen:0.5|sevw:major=5,minor=1|side:both|v:1"
-    # s1: 10 of 17 predicted characters covered, 10 of 15 gold (all major: weights cancel); s2: P = R = F = 1
+    assert result["signature"] == "m:wmt25|match:n-n|assign:none|avg:macro|sevpen:0.5|sevw:none|side:both|v:2"
+    # s1: 10 of 17 predicted characters covered, 10 of 15 gold (all major: no penalty); s2: P = R = F = 1
     p, r = 10 / 17, 10 / 15
     assert abs(result["precision"] - (p + 1) / 2) < 1e-12 and abs(result["recall"] - (r + 1) / 2) < 1e-12
 
@@ -70,6 +70,11 @@ def test_bad_options_and_files_are_one_line_errors(capsys, tmp_path):
                           "--measure")
     assert_one_line_error(run_cli(capsys, "mt", "span-eval", "--predicted", pred, "--gold", gold,
                                   "--severity-weights", "major"), "--severity-weights", "SEVERITY=NUMBER")
+    # weights are MPP's only, as in the authors' code; and every span's severity needs a weight
+    assert_one_line_error(run_cli(capsys, "mt", "span-eval", "--predicted", pred, "--gold", gold, "--measure", "wmt25",
+                                  "--severity-weights", "major=5"), "--severity-weights", "mpp measure only")
+    assert_one_line_error(run_cli(capsys, "mt", "span-eval", "--predicted", pred, "--gold", gold,
+                                  "--severity-weights", "minor=1"), "'major'", "does not name")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "spans": [{"start": 3, "end": 1}]}\n')
     assert_one_line_error(run_cli(capsys, "mt", "span-eval", "--predicted", bad, "--gold", gold),

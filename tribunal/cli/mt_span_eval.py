@@ -36,7 +36,8 @@ def span_eval(
     severity_penalty: float = typer.Option(0.0, "--severity-penalty", min=0.0, max=1.0,
                                            help="Credit x (1 - X) for a matched pair of different severities."),
     severity_weights: Optional[str] = typer.Option(None, "--severity-weights", metavar="SEV=W,...",
-                                                   help="Weight of each span by its severity, e.g. minor=1,major=5."),
+                                                   help="MPP only: a span counts its severity's weight and a pair earns "
+                                                        "the lighter of its two, e.g. minor=1,major=5."),
     side: str = typer.Option("target", "--side", help="target | source | both (spans match only on their side)."),
     predicted_format: Optional[str] = typer.Option(None, "--predicted-format", help=FORMAT_HELP),
     gold_format: Optional[str] = typer.Option(None, "--gold-format", help=FORMAT_HELP),
@@ -70,8 +71,9 @@ def span_eval(
                               severity_penalty=severity_penalty, severity_weights=weights, side=side)
     except ValidationError as err:
         first = err.errors()[0]
-        flag = "--" + str(first["loc"][0]).replace("_", "-")
-        raise UserError(f"{flag}: {first['msg']}") from None
+        # a field's own check names the field; the checks across fields (weights vs measure / penalty) name the weights
+        flag = "--" + str(first["loc"][0] if first["loc"] else "severity_weights").replace("_", "-")
+        raise UserError(f"{flag}: {first['msg'].removeprefix('Value error, ')}") from None
     if output:
         writable_file(output, "--output")
     request = SpanEvalRequest(list(predicted), list(gold), options, predicted_format, gold_format, gold_rater,

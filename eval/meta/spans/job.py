@@ -14,8 +14,8 @@ from pathlib import Path
 
 from tribunal.eval.data.span_files import read_spans
 from tribunal.eval.meta.spans.agreement import pair_counts, rater_ceiling
-from tribunal.eval.meta.spans.options import SpanOptions
-from tribunal.eval.meta.spans.scoring import aggregate
+from tribunal.eval.meta.spans.options import SpanOptions, check_severities
+from tribunal.eval.meta.spans.scoring import aggregate, countable
 from tribunal.eval.meta.spans.significance import clusters, paired_test
 
 
@@ -37,12 +37,22 @@ def judge_names(paths: list[Path]) -> list[str]:
     return [s if stems.count(s) == 1 else str(p) for s, p in zip(stems, paths)]
 
 
+def check_files(files: dict[Path, dict[str, list]], options: SpanOptions) -> None:
+    """ValueError naming the file and segment of the first span lacking a severity ``options`` need."""
+    if options.severity_penalty == 0 and options.severity_weights is None:
+        return
+    for path, segments in files.items():
+        for segment, spans in segments.items():
+            check_severities(countable(spans, options.side)[0], options, f"{path.name}: segment {segment}: a ")
+
+
 def run_span_eval(request: SpanEvalRequest) -> dict:
     options = request.options
     golds = {name: {i: s.spans for i, s in read_spans(p, request.gold_format, request.gold_rater).items()}
              for name, p in zip(judge_names(request.gold), request.gold)}
     judges = {name: {i: s.spans for i, s in read_spans(p, request.predicted_format).items()}
               for name, p in zip(judge_names(request.predicted), request.predicted)}
+    check_files(dict(zip(request.gold, golds.values())) | dict(zip(request.predicted, judges.values())), options)
     gold_ids = set().union(*golds.values())
     # the segments every judge judged, so that judges are compared on the same segments
     common = set.intersection(*(set(j) for j in judges.values())) & gold_ids

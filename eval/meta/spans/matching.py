@@ -1,11 +1,15 @@
-"""One-to-one matching of predicted to gold spans: optimal assignment or greedy.
+"""One-to-one matching of predicted to gold spans: optimal or greedy, as the authors' code does it.
 
-``optimal`` solves the assignment problem (the method of :func:`scipy.optimize.linear_sum_assignment`,
-``maximize=True``, in :mod:`tribunal.eval.meta.spans.assignment`) over the pair objective, as
-Perrella et al. (2026) do; pairs whose objective is 0 are not matches. ``greedy`` takes pairs in decreasing objective order while both spans are free
-(ties: lower predicted index, then lower gold index), as their greedy option does; unlike their
-code, which ranks every measure's greedy pairs by Dice overlap, tribunal ranks by the chosen
-measure's own objective, so greedy and optimal differ only in the search.
+- ``greedy`` (every measure): pairs ranked by Dice overlap ``2 * overlap / (len(p) + len(g))``
+  times the pair's mass (severity reward, or the lighter weight), highest first, ties in order of
+  predicted then gold index; a pair is taken while both spans are free; pairs ranked 0 are never taken.
+  The ranking is the same whatever the measure, so greedy ``em`` may pair an exact span with an
+  overlapping one of a better severity and then earn nothing for it — as the authors' code does.
+- ``optimal``, ``em`` / ``mp`` / ``wmt25``: a maximum-sum assignment of the pair credit
+  (:func:`~tribunal.eval.meta.spans.measures.optimal_objective`) by the method of
+  :func:`scipy.optimize.linear_sum_assignment` (:mod:`tribunal.eval.meta.spans.assignment`); their F
+  grows with that sum, so this is the best matching. Pairs of credit 0 are not matches.
+- ``optimal``, ``mpp``: the matching of highest segment F (:mod:`tribunal.eval.meta.spans.mpp_search`).
 """
 
 from __future__ import annotations
@@ -14,13 +18,16 @@ from typing import Sequence
 
 import numpy as np
 
-from tribunal.eval.meta.spans.assignment import max_assignment
-from tribunal.eval.meta.spans.measures import PairValue
 from tribunal.core.spans import Span
+from tribunal.eval.meta.spans.assignment import max_assignment
+from tribunal.eval.meta.spans.measures import PairValue, dice, optimal_objective
+from tribunal.eval.meta.spans.mpp_search import best_mpp_pairs
+
+Pairs = list[tuple[int, int]]
 
 
 def objective_matrix(predicted: Sequence[Span], gold: Sequence[Span], value: PairValue) -> np.ndarray:
-    """``m[i, j]``: objective of pairing predicted ``i`` with gold ``j`` (0 across sides)."""
+    """``m[i, j]``: value of pairing predicted ``i`` with gold ``j`` (0 across sides)."""
     m = np.zeros((len(predicted), len(gold)))
     for i, p in enumerate(predicted):
         for j, g in enumerate(gold):
@@ -29,16 +36,16 @@ def objective_matrix(predicted: Sequence[Span], gold: Sequence[Span], value: Pai
     return m
 
 
-def optimal_pairs(m: np.ndarray) -> list[tuple[int, int]]:
-    """Pairs of a maximum-objective one-to-one assignment (only pairs with a positive objective)."""
+def optimal_pairs(m: np.ndarray) -> Pairs:
+    """Pairs of a maximum-sum one-to-one assignment (only pairs with a positive value)."""
     if m.size == 0:
         return []
     pairs = max_assignment(m.tolist())  # scipy's method and tie-breaking, without loading scipy (assignment.py)
     return [(i, j) for i, j in pairs if m[i, j] > 0]
 
 
-def greedy_pairs(m: np.ndarray) -> list[tuple[int, int]]:
-    """Pairs taken best-first while both sides are free."""
+def greedy_pairs(m: np.ndarray) -> Pairs:
+    """Pairs taken best-first while both sides are free (ties: lower predicted, then lower gold index)."""
     order = sorted(((-m[i, j], i, j) for i in range(m.shape[0]) for j in range(m.shape[1]) if m[i, j] > 0))
     used_p, used_g, pairs = set(), set(), []
     for _, i, j in order:
@@ -49,4 +56,28 @@ def greedy_pairs(m: np.ndarray) -> list[tuple[int, int]]:
     return pairs
 
 
-ASSIGNMENTS = {"optimal": optimal_pairs, "greedy": greedy_pairs}
+def mpp_optimal_pairs(predicted: Sequence[Span], gold: Sequence[Span], mass: PairValue, n_p: float,
+                      n_g: float) -> Pairs:
+    """The F-best MPP matching: the candidates are the pairs with shared characters and a positive mass."""
+    candidates = []
+    for p in predicted:
+        row = []
+        for j, g in enumerate(gold):
+            shared, c = p.overlap(g), mass(p, g)
+            if shared > 0 and c > 0:
+                row.append((j, shared / p.length * c, shared / g.length * c))
+        candidates.append(row)
+    order = sorted(range(len(predicted)), key=lambda i: (predicted[i].side, predicted[i].start, predicted[i].end, i))
+    return best_mpp_pairs(candidates, order, n_p, n_g)
+
+
+def one_to_one_pairs(measure: str, assignment: str, predicted: Sequence[Span], gold: Sequence[Span],
+                     mass: PairValue, n_p: float, n_g: float) -> Pairs:
+    """The matched pairs of one segment under ``measure`` and ``assignment``."""
+    if not predicted or not gold:
+        return []
+    if assignment == "greedy":
+        return greedy_pairs(objective_matrix(predicted, gold, lambda p, g: dice(p, g) * mass(p, g)))
+    if measure == "mpp":
+        return mpp_optimal_pairs(predicted, gold, mass, n_p, n_g)
+    return optimal_pairs(objective_matrix(predicted, gold, optimal_objective(measure, mass)))

@@ -3,14 +3,22 @@
 Every choice the papers leave open is a field here, so a figure can always be traced to its
 settings through :meth:`SpanOptions.signature` (``m:mpp|match:1-1|assign:optimal|avg:micro|...``),
 in the manner of sacrebleu's signature strings.
+
+The options and their limits are those of the authors' code (sted19/span-mt-metrics-eval,
+``compute(measure, matching, matching_algorithm, averaging, severity_penalty, severity_weights)``):
+severity weights exist for ``mpp`` only and cannot be combined with a severity penalty; every span
+scored with weights needs a severity the weights name, and every span scored with a penalty needs a
+severity (:func:`check_severities`). Signature version 2: the measures as that code computes them
+(version 1 was tribunal's earlier reading of the paper).
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Iterable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from tribunal.core.spans import Span
 from tribunal.eval.tracking.run_signatures import SpanSignature
 
 Measure = Literal["em", "mp", "mpp", "wmt25"]
@@ -20,7 +28,7 @@ Averaging = Literal["micro", "macro"]
 SideChoice = Literal["target", "source", "both"]
 
 MEASURES: tuple[str, ...] = ("em", "mp", "mpp", "wmt25")
-VERSION = "1"
+VERSION = "2"
 
 
 class SpanOptions(BaseModel):
@@ -43,13 +51,26 @@ class SpanOptions(BaseModel):
             return None
         if any(w < 0 for w in value.values()):
             raise ValueError("severity weights must be >= 0")
-        return {k.strip().lower(): float(w) for k, w in value.items()}
+        weights = {k.strip().lower(): float(w) for k, w in value.items()}
+        if "" in weights or len(weights) != len(value):
+            raise ValueError("severity weights need distinct, non-empty severity names")
+        if any(w != w or w == float("inf") for w in weights.values()):
+            raise ValueError("severity weights must be finite")
+        return weights
+
+    @model_validator(mode="after")
+    def _weights_only_for_mpp(self) -> "SpanOptions":
+        if self.severity_weights is not None and self.measure != "mpp":
+            raise ValueError("severity weights are defined for the mpp measure only (as in the authors' code)")
+        if self.severity_weights is not None and self.severity_penalty > 0:
+            raise ValueError("severity weights cannot be combined with a severity penalty (as in the authors' code)")
+        return self
 
     def weight(self, severity: str) -> float:
-        """A span's weight: 1 without weights; a severity the weights do not name weighs 1."""
+        """A span's weight (its severity mass): 1 without weights; the weight of its severity with them."""
         if self.severity_weights is None:
             return 1.0
-        return self.severity_weights.get(severity, 1.0)
+        return self.severity_weights[severity]
 
     def signature(self) -> str:
         weights = ("none" if self.severity_weights is None
@@ -58,6 +79,16 @@ class SpanOptions(BaseModel):
         assign = self.assignment if self.matching == "one-to-one" else "none"
         return str(SpanSignature(m=self.measure, match=match, assign=assign, avg=self.averaging,
                                  sevpen=f"{self.severity_penalty:g}", sevw=weights, side=self.side, v=VERSION))
+
+
+def check_severities(spans: Iterable[Span], options: SpanOptions, where: str = "") -> None:
+    """Raise ValueError (naming ``where`` and the span) if a span lacks the severity ``options`` need."""
+    for s in spans:
+        if options.severity_weights is not None and s.severity not in options.severity_weights:
+            named = f"severity {s.severity!r}" if s.severity else "no severity"
+            raise ValueError(f"{where}span [{s.start},{s.end}) has {named}, which --severity-weights does not name")
+        if options.severity_penalty > 0 and not s.severity:
+            raise ValueError(f"{where}span [{s.start},{s.end}) has no severity, which --severity-penalty needs")
 
 
 def parse_weights(text: str) -> dict[str, float]:

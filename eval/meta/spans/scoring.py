@@ -26,11 +26,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Iterable, Sequence
 
-from tribunal.eval.meta.spans.coverage import coverage_credit
-from tribunal.eval.meta.spans.matching import ASSIGNMENTS, objective_matrix
-from tribunal.eval.meta.spans.measures import GOLD_CREDIT, OBJECTIVE, PREDICTED_CREDIT, severity_factor, unit
 from tribunal.core.spans import Span
-from tribunal.eval.meta.spans.options import SpanOptions
+from tribunal.eval.meta.spans.coverage import em_matched, mp_credit, mpp_credits, wmt25_matched_characters
+from tribunal.eval.meta.spans.matching import one_to_one_pairs
+from tribunal.eval.meta.spans.measures import pair_credit, pair_mass, unit
+from tribunal.eval.meta.spans.options import SpanOptions, check_severities
 
 
 @dataclass(frozen=True)
@@ -60,24 +60,47 @@ def countable(spans: Iterable[Span], side: str) -> tuple[list[Span], int]:
     return kept, len(chosen) - len(kept)
 
 
+def many_to_many_credits(measure: str, pred: Sequence[Span], ref: Sequence[Span],
+                         options: SpanOptions) -> tuple[float, float]:
+    """(precision credit, recall credit) without pairs (:mod:`~tribunal.eval.meta.spans.coverage`)."""
+    pen = options.severity_penalty
+    if measure == "mpp":
+        return mpp_credits(pred, ref, pen, options.weight, options.severity_weights is not None)
+    if measure == "wmt25":
+        matched = wmt25_matched_characters(pred, ref, pen)
+        return matched, matched
+    if measure == "em":
+        matched = em_matched(pred, ref, pen)
+        return matched, matched
+    return sum(mp_credit(p, ref, pen) for p in pred), sum(mp_credit(g, pred, pen) for g in ref)
+
+
+def one_to_one_credits(measure: str, pred: Sequence[Span], ref: Sequence[Span], options: SpanOptions,
+                       n_p: float, n_g: float) -> tuple[float, float]:
+    """(precision credit, recall credit) of the matched pairs (:mod:`~tribunal.eval.meta.spans.matching`)."""
+    mass = pair_mass(options)
+    tp_p = tp_r = 0.0
+    for i, j in one_to_one_pairs(measure, options.assignment, pred, ref, mass, n_p, n_g):
+        credit_p, credit_r = pair_credit(measure, pred[i], ref[j], mass(pred[i], ref[j]))
+        tp_p += credit_p
+        tp_r += credit_r
+    return tp_p, tp_r
+
+
 def segment_counts(predicted: Sequence[Span], gold: Sequence[Span], options: SpanOptions = SpanOptions()) -> SegmentCounts:
-    """The four sums of one segment under ``options``."""
+    """The four sums of one segment under ``options`` (ValueError if a span lacks a severity they need)."""
     pred, dropped_p = countable(predicted, options.side)
     ref, dropped_g = countable(gold, options.side)
-    m, pen, w = options.measure, options.severity_penalty, options.weight
+    check_severities(pred, options, "a predicted ")
+    check_severities(ref, options, "a gold ")
+    m = options.measure
+    n_p, n_g = sum(unit(m, p, options) for p in pred), sum(unit(m, g, options) for g in ref)
     if options.matching == "many-to-many":
-        tp_p = sum(w(p.severity) * coverage_credit(m, p, ref, pen) for p in pred)
-        tp_r = sum(w(g.severity) * coverage_credit(m, g, pred, pen) for g in ref)
+        tp_p, tp_r = many_to_many_credits(m, pred, ref, options)
     else:
-        objective = objective_matrix(pred, ref, lambda p, g: OBJECTIVE[m](p, g) * severity_factor(p, g, pen))
-        tp_p = tp_r = 0.0
-        for i, j in ASSIGNMENTS[options.assignment](objective):
-            factor = severity_factor(pred[i], ref[j], pen)
-            tp_p += w(pred[i].severity) * PREDICTED_CREDIT[m](pred[i], ref[j]) * factor
-            tp_r += w(ref[j].severity) * GOLD_CREDIT[m](pred[i], ref[j]) * factor
-    return SegmentCounts(tp_p=tp_p, n_p=sum(w(p.severity) * unit(m, p) for p in pred),
-                         tp_r=tp_r, n_g=sum(w(g.severity) * unit(m, g) for g in ref),
-                         predicted=len(pred), gold=len(ref), dropped_empty=dropped_p + dropped_g)
+        tp_p, tp_r = one_to_one_credits(m, pred, ref, options, n_p, n_g)
+    return SegmentCounts(tp_p=tp_p, n_p=n_p, tp_r=tp_r, n_g=n_g, predicted=len(pred), gold=len(ref),
+                         dropped_empty=dropped_p + dropped_g)
 
 
 @dataclass(frozen=True)

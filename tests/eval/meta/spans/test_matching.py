@@ -8,20 +8,28 @@ from tribunal.eval.meta.spans.matching import greedy_pairs, optimal_pairs
 import numpy as np
 
 
-# predicted A = [0,10), B = [2,9); gold X = [2,10), Y = [0,2).
-# shared characters: A-X 8, A-Y 2, B-X 7, B-Y 0.
-# greedy takes A-X (8) first; B is then left with Y (0): 8 characters.
-# optimal takes A-Y + B-X = 2 + 7 = 9 characters.
-PRED = [span(0, 10), span(2, 9)]
-GOLD = [span(2, 10), span(0, 2)]
+# predicted A = [0,2), B = [0,12); gold X = [0,3). Shared characters: A-X 2, B-X 3.
+# greedy ranks every measure's pairs by Dice overlap (as the authors' code does): A-X 2*2/5 = 0.8 beats
+# B-X 2*3/15 = 0.4, so greedy takes A-X: 2 characters. optimal (wmt25: most shared characters) takes B-X: 3.
+PRED = [span(0, 2), span(0, 12)]
+GOLD = [span(0, 3)]
 
 
 def test_optimal_matching_beats_greedy_on_characters():
     optimal = score_segments([(PRED, GOLD)], SpanOptions(measure="wmt25"))
     greedy = score_segments([(PRED, GOLD)], SpanOptions(measure="wmt25", assignment="greedy"))
-    assert (optimal.precision, optimal.recall) == pytest.approx((9 / 17, 9 / 10))
-    assert (greedy.precision, greedy.recall) == pytest.approx((8 / 17, 8 / 10))
+    assert (optimal.precision, optimal.recall) == pytest.approx((3 / 14, 3 / 3))
+    assert (greedy.precision, greedy.recall) == pytest.approx((2 / 14, 2 / 3))
     assert optimal.f > greedy.f
+
+
+def test_greedy_ranks_by_dice_even_for_exact_match():
+    # predicted [0,4) minor; gold [0,4) major and [0,5) minor. With penalty 0.9 the identical pair ranks
+    # 1 * 0.1 and the overlapping one 2*4/9 * 1 = 0.89: greedy pairs the non-identical spans and EM earns 0.
+    pred, gold = [span(0, 4, "minor")], [span(0, 4, "major"), span(0, 5, "minor")]
+    greedy = score_segments([(pred, gold)], SpanOptions(measure="em", assignment="greedy", severity_penalty=0.9))
+    optimal = score_segments([(pred, gold)], SpanOptions(measure="em", severity_penalty=0.9))
+    assert greedy.precision == 0.0 and optimal.precision == pytest.approx(0.1)
 
 
 def test_pairs_of_each_search():

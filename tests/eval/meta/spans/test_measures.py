@@ -34,7 +34,7 @@ def test_each_measure_by_hand(measure, precision, recall):
 
 
 def test_default_is_micro_mpp_optimal_one_to_one_target_side():
-    assert SpanOptions().signature() == "m:mpp|match:1-1|assign:optimal|avg:micro|sevpen:0|sevw:none|side:target|v:1"
+    assert SpanOptions().signature() == "m:mpp|match:1-1|assign:optimal|avg:micro|sevpen:0|sevw:none|side:target|v:2"
     assert score().f == pytest.approx(f(0.5, 0.75))  # MPP above: P = 1.5/3, R = 1.5/2
 
 
@@ -47,18 +47,41 @@ def test_severity_penalty_scales_a_mismatched_pair():
     assert (full.precision, full.recall) == pytest.approx((1 / 3, 1 / 2))
 
 
-def test_severity_weights_scale_credit_and_count_of_each_span():
+def test_severity_weights_price_a_pair_at_its_lighter_severity():
     weights = {"minor": 1, "major": 5}
     s = score(severity_weights=weights)
-    # predicted: P1 (major, 5) earns 5 * 0.5, P2 (minor, 1) earns 1, P3 (minor, 1) 0; counts 5 + 1 + 1
-    assert s.precision == pytest.approx(3.5 / 7)
-    # gold: G1 (major, 5) earns 5 * 0.5, G2 (minor, 1) earns 1; counts 5 + 1
-    assert s.recall == pytest.approx(3.5 / 6)
-    c = score(measure="wmt25", severity_weights=weights)
-    assert c.precision == pytest.approx((5 * 5 + 1 * 5) / (5 * 10 + 5 + 2))
-    assert c.recall == pytest.approx((5 * 5 + 1 * 5) / (5 * 10 + 5))
+    # pairs P1~G1 (major-major: mass 5) and P2~G2 (minor-minor: 1); P1 earns 5 * 5/10, P2 1, P3 0;
+    # a span counts its own weight: predicted 5 + 1 + 1, gold 5 + 1
+    assert (s.precision, s.recall) == pytest.approx((3.5 / 7, 3.5 / 6))
+    pred = [span(5, 15, "minor"), span(20, 25, "minor"), span(30, 32, "minor")]  # P1 now minor against major G1
+    mixed = score(pred, severity_weights=weights)
+    # P1~G1 is worth min(1, 5) = 1 on both sides: P = (1 * 0.5 + 1) / 3, R = (1 * 0.5 + 1) / (5 + 1)
+    # (the old reading gave the gold span its own weight: R = (5 * 0.5 + 1) / 6)
+    assert (mixed.precision, mixed.recall) == pytest.approx((1.5 / 3, 1.5 / 6))
     zero = score(severity_weights={"minor": 0, "major": 1})  # a weight of 0 leaves minor spans out
     assert (zero.precision, zero.recall) == pytest.approx((0.5, 0.5))
+
+
+def test_severity_options_the_authors_code_refuses_are_refused():
+    with pytest.raises(ValueError, match="mpp measure only"):
+        SpanOptions(measure="wmt25", severity_weights={"major": 5})
+    with pytest.raises(ValueError, match="cannot be combined"):
+        SpanOptions(severity_weights={"major": 5}, severity_penalty=0.5)
+    with pytest.raises(ValueError, match="'minor'.*does not name"):
+        score(severity_weights={"major": 5})
+    with pytest.raises(ValueError, match="no severity.*--severity-penalty"):
+        score([span(0, 3)], [span(0, 3, "major")], severity_penalty=0.5)
+    assert score([span(0, 3)], [span(0, 3)]).f == 1.0  # no severity is fine where none is needed
+
+
+def test_optimal_mpp_matching_maximises_f_not_summed_overlap():
+    # P1 = [6,7), P2 = [8,15); G1 = [5,12), G2 = [9,10), G3 = [7,8). Pairs: P1~G1 (1 shared char),
+    # P2~G1 (4), P2~G2 (1). The best summed Dice is P2~G1 alone (8/14 > 2/8 + 2/8): P = (4/7)/2,
+    # R = (4/7)/3, F = 0.2286. The best F takes P1~G1 and P2~G2: precision credits 1 + 1/7,
+    # recall credits 1/7 + 1: P = (8/7)/2 = 4/7, R = (8/7)/3 = 8/21, F = 64/140 = 0.4571.
+    pred, gold = [span(6, 7), span(8, 15)], [span(5, 12), span(9, 10), span(7, 8)]
+    s = score(pred, gold)
+    assert (s.precision, s.recall, s.f) == pytest.approx((4 / 7, 8 / 21, 64 / 140))
 
 
 def test_many_to_many_credits_every_touching_span():
@@ -71,6 +94,16 @@ def test_many_to_many_credits_every_touching_span():
     assert (chars.precision, chars.recall) == pytest.approx((1.0, 0.8))
     assert score(pred, gold, matching="many-to-many", measure="mp").f == 1.0
     assert score(pred, gold, matching="many-to-many", measure="em").f == 0.0
+
+
+def test_many_to_many_shares_a_character_among_the_spans_of_one_side_covering_it():
+    gold, pred = [span(0, 10)], [span(0, 10), span(0, 10)]  # the same error predicted twice
+    many = score(pred, gold, matching="many-to-many")  # each character: 2 predicted, 1 gold: each copy earns 1/2
+    assert (many.precision, many.recall) == pytest.approx((0.5, 1.0))
+    chars = score(pred, gold, matching="many-to-many", measure="wmt25")  # 10 matched of 20 predicted characters
+    assert (chars.precision, chars.recall) == pytest.approx((0.5, 1.0))
+    exact = score(pred, gold, matching="many-to-many", measure="em")  # identical offsets matched as multisets
+    assert (exact.precision, exact.recall) == pytest.approx((0.5, 1.0))
 
 
 def test_many_to_many_severity_penalty_on_characters_of_another_severity():
