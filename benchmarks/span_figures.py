@@ -12,7 +12,8 @@ Rows (there is no real LM offline, so no LM judge's figure can be measured here)
   inter-rater ceiling; the trivial judges against that rater.
 
 All figures: micro averaging, optimal one-to-one matching, target side, no severity penalty
-(``SpanOptions`` defaults, measure changed); legacy char-F1: :mod:`tribunal.eval.meta.span_f1`.
+(``SpanOptions`` defaults, measure changed; signature ``v:2``, the measures as the authors' code
+computes them: optimal MPP maximises each segment's F); legacy char-F1: :mod:`tribunal.eval.meta.span_f1`.
 
     python benchmarks/span_figures.py [--data $TRIBUNAL_DATA] [--tribunal OUT_DIR ...]
 """
