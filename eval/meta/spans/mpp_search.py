@@ -12,6 +12,8 @@ by the larger P + R, then P, then R, then more pairs, then the lexicographically
   the states stay few where spans overlap locally;
 - in each state only the Pareto-best ``(precision credit, recall credit)`` points are kept: F, P + R,
   P and R all grow with both credits, so a point beaten on both can never win;
+- a point that could not reach the best F found so far even if every later predicted span added its
+  largest credits is dropped (the bound of the authors' branch and bound);
 - at the end every point left is ranked by the key above.
 
 The search is exact; its cost grows with the number of points kept, which is bounded by
@@ -61,29 +63,77 @@ def _pareto(points: list[Point]) -> list[Point]:
     return kept
 
 
+def _f(sp: float, sr: float, n_p: float, n_g: float) -> float:
+    return _key((sp, sr, ()), n_p, n_g)[0]
+
+
+def _suffix_bounds(candidates: Sequence[Sequence[Candidate]], order: Sequence[int]) -> list[tuple[float, float]]:
+    """Per step, the most precision and recall credit the predicted spans from that step on could add."""
+    bounds = [(0.0, 0.0)] * (len(order) + 1)
+    for step in range(len(order) - 1, -1, -1):
+        row = candidates[order[step]]
+        bounds[step] = (bounds[step + 1][0] + max((c[1] for c in row), default=0.0),
+                        bounds[step + 1][1] + max((c[2] for c in row), default=0.0))
+    return bounds
+
+
+def _extend(states: dict[frozenset[int], list[Point]], i: int, row: Sequence[Candidate], step: int,
+            last_use: dict[int, int]) -> dict[frozenset[int], list[Point]]:
+    """Every state after predicted span ``i`` is left unmatched or takes one of its free gold spans."""
+    grown: dict[frozenset[int], list[Point]] = {}
+    for used, points in states.items():
+        keep = frozenset(j for j in used if last_use[j] > step)
+        grown.setdefault(keep, []).extend(points)
+        for j, credit_p, credit_r in row:
+            if j in used:
+                continue
+            state = keep | {j} if last_use[j] > step else keep
+            grown.setdefault(state, []).extend(
+                (sp + credit_p, sr + credit_r, tuple(sorted(pairs + ((i, j),)))) for sp, sr, pairs in points)
+    return grown
+
+
+def _greedy_floor(candidates: Sequence[Sequence[Candidate]], n_p: float, n_g: float) -> float:
+    """F of two quick matchings (greedy by a pair's own harmonic credit, and by its share of P + R): a first floor."""
+    best = 0.0
+    for rank in (lambda c: c[1] * c[2] / (c[1] + c[2]), lambda c: c[1] / (n_p or 1.0) + c[2] / (n_g or 1.0)):
+        ranked = sorted(((-rank(c), i, c) for i, row in enumerate(candidates) for c in row), key=lambda t: t[:2])
+        used_p, used_g, sp, sr = set(), set(), 0.0, 0.0
+        for _, i, (j, credit_p, credit_r) in ranked:
+            if i not in used_p and j not in used_g:
+                used_p.add(i)
+                used_g.add(j)
+                sp, sr = sp + credit_p, sr + credit_r
+        best = max(best, _f(sp, sr, n_p, n_g))
+    return best
+
+
 def best_mpp_pairs(candidates: Sequence[Sequence[Candidate]], order: Sequence[int], n_p: float,
                    n_g: float) -> list[tuple[int, int]]:
     """Pairs of the F-best one-to-one matching; ``candidates[i]``: predicted ``i``'s possible pairs,
-    ``order``: the predicted spans in order of position; ``n_p``, ``n_g``: the segment's counts."""
-    last_use: dict[int, int] = {}
-    for step, i in enumerate(order):
-        for j, _, _ in candidates[i]:
-            last_use[j] = step
+    ``order``: the predicted spans in order of position; ``n_p``, ``n_g``: the segment's counts.
+
+    Every point kept is itself a matching (the spans still to come left unmatched), so the best F
+    among them (and that of two quick greedy matchings) is a floor; a point that could not reach it even if each later predicted span added its
+    largest credits (the authors' bound) is dropped."""
+    taken = [(i, j) for i in order for j, _, _ in candidates[i]]
+    if len({i for i, _ in taken}) == len(taken) == len({j for _, j in taken}):
+        return sorted(taken)  # no span has two candidates: taking every pair beats every other matching
+    last_use = {j: step for step, i in enumerate(order) for j, _, _ in candidates[i]}
+    bounds = _suffix_bounds(candidates, order)
     states: dict[frozenset[int], list[Point]] = {frozenset(): [(0.0, 0.0, ())]}
+    floor = _greedy_floor(candidates, n_p, n_g)
     for step, i in enumerate(order):
         if not candidates[i]:
             continue
-        grown: dict[frozenset[int], list[Point]] = {}
-        for used, points in states.items():
-            keep = frozenset(j for j in used if last_use[j] > step)
-            grown.setdefault(keep, []).extend(points)
-            for j, credit_p, credit_r in candidates[i]:
-                if j in used:
-                    continue
-                state = keep | {j} if last_use[j] > step else keep
-                grown.setdefault(state, []).extend(
-                    (sp + credit_p, sr + credit_r, tuple(sorted(pairs + ((i, j),)))) for sp, sr, pairs in points)
-        states = {used: _pareto(points) for used, points in grown.items()}
+        grown = _extend(states, i, candidates[i], step, last_use)
+        add_p, add_r = bounds[step + 1]
+        floor = max([floor] + [_f(q[0], q[1], n_p, n_g) for points in grown.values() for q in points])
+        states = {}
+        for used, points in grown.items():
+            alive = [q for q in _pareto(points) if _f(q[0] + add_p, q[1] + add_r, n_p, n_g) >= floor - TOLERANCE]
+            if alive:
+                states[used] = alive
         if sum(len(points) for points in states.values()) > MAX_POINTS:
             raise ValueError(f"too many overlapping spans in one segment for the exact optimal MPP matching "
                              f"(more than {MAX_POINTS} partial matchings kept); use --assignment greedy")
