@@ -114,8 +114,8 @@ def best_mpp_pairs(candidates: Sequence[Sequence[Candidate]], order: Sequence[in
     ``order``: the predicted spans in order of position; ``n_p``, ``n_g``: the segment's counts.
 
     Every point kept is itself a matching (the spans still to come left unmatched), so the best F
-    among them (and that of two quick greedy matchings) is a floor; a point that could not reach it even if each later predicted span added its
-    largest credits (the authors' bound) is dropped."""
+    among them (and that of two quick greedy matchings) is a floor; a point that could not reach it
+    even if each later predicted span added its largest credits (the authors' bound) is dropped."""
     taken = [(i, j) for i in order for j, _, _ in candidates[i]]
     if len({i for i, _ in taken}) == len(taken) == len({j for _, j in taken}):
         return sorted(taken)  # no span has two candidates: taking every pair beats every other matching

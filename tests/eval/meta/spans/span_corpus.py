@@ -4,10 +4,10 @@ A corpus is a list of segments ``{"id": "SYSTEM|N", "predicted": [span...], "gol
 ``{"start", "end", "severity", "side"}`` (half-open, non-empty, as the authors' ``ErrorSpan`` requires).
 Each segment is drawn from one of the shapes below, so every corpus holds all of them: nothing on
 either side or on both, exact duplicates, equal Dice ties, many-to-many chains (each span overlapping
-the next one of the other side), nested and crossing overlaps inside one side, both sides at once, and
-dense crowds of a few spans in a dozen characters (where the matching of best
-F and the matching of best summed Dice overlap part), every severity (``neutral``, ``minor``, ``major``, ``critical``). ``side_cap`` bounds the spans of one
-side of a segment (the authors' optimal MPP search grows exponentially with it).
+the next one of the other side), nested and crossing overlaps inside one side, both sides at once,
+dense crowds of a few spans in a dozen characters (where the matching of best F and the matching of
+best summed Dice overlap part), and every severity (``neutral``, ``minor``, ``major``, ``critical``).
+``side_cap`` bounds the spans of one side of a segment (the authors' optimal MPP search grows exponentially with it).
 
 The 54 option sets are every combination the authors' ``compute`` accepts and ``tribunal mt span-eval``
 offers: 4 measures x 3 matchings (one-to-one optimal, one-to-one greedy, many-to-many) x 2 averagings

@@ -20,6 +20,7 @@ from tribunal.core.spans import span
 from tribunal.eval.meta.spans import SpanOptions, score_segments
 
 SEVERITIES = ("minor", "major")
+WEIGHTS = {"minor": 1.0, "major": 5.0}  # severity weights are MPP's only
 
 
 @functools.lru_cache(maxsize=None)
@@ -184,10 +185,11 @@ def random_segments(seed, n=6):
     return [(random_spans(rng, rng.randrange(0, 5)), random_spans(rng, rng.randrange(0, 5))) for _ in range(n)]
 
 
-OPTIONS = [SpanOptions(measure=m, matching=mt, assignment=a, averaging=av, severity_penalty=pen, severity_weights=w, side=sd)
+OPTIONS = [SpanOptions(measure=m, matching=mt, assignment=a, averaging=av, severity_penalty=pen, severity_weights=w,
+                       side=sd)
            for m in ("em", "mp", "mpp", "wmt25") for mt in ("one-to-one", "many-to-many")
            for a in (("optimal", "greedy") if mt == "one-to-one" else ("optimal",)) for av in ("micro", "macro")
-           for pen, w in ((0.0, None), (0.5, None), (1.0, None)) + (((0.0, {"minor": 1.0, "major": 5.0}),) if m == "mpp" else ())
+           for pen, w in ((0.0, None), (0.5, None), (1.0, None)) + (((0.0, WEIGHTS),) if m == "mpp" else ())
            for sd in ("target", "source", "both")]
 
 
