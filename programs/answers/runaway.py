@@ -5,22 +5,22 @@ the answer (``finish_reason: "length"``). Asking again with a larger limit only 
 the re-ask rule (:mod:`.reask`) tells a runaway apart from a long answer by this rule, on the text of
 the cut answer:
 
-1. The *tail* is the second half of the answer, at most :data:`TAIL_CHARS` characters (a loop that
-   ran to the limit fills at least its end; a longer tail would only cost time). A tail shorter than
-   :data:`MIN_TAIL` characters is too short to tell: such an answer is never a runaway.
-2. For each lag ``p`` from 1 to a third of the tail, the *self-match* at ``p`` is the share of the
-   tail's characters equal to the character ``p`` places before them (``tail[i] == tail[i - p]``).
+1. Only the answer's last :data:`TAIL_CHARS` characters are read (its *tail*).
+2. For each lag ``p`` (from 1 to a third of the tail), the *self-match* at ``p`` is the share of the
+   last ``max(2p, MIN_TAIL)`` characters equal to the character ``p`` places before them
+   (``tail[i] == tail[i - p]``): how well the last stretch of the answer copies the stretch before it.
 3. The answer is a runaway when some lag reaches :data:`MATCH_SHARE`; the shortest such lag is the
-   *period*: the tail is a span of ``p`` characters repeated ``len(tail) / p`` (at least
-   :data:`MIN_REPEATS`) times.
+   *period*: the answer ends in a span of ``p`` characters repeated at least :data:`MIN_REPEATS` times
+   (and over at least :data:`MIN_TAIL` characters, so "!!" is not a loop).
 
 Why these numbers: a text that says something new matches itself at any lag about as often as two
 random characters of the language agree (English prose and JSON error lists stay under 0.35 at every
 lag; ``tests/programs/answers/test_runaway.py`` measures it on the docs and on long answers), while a
 loop matches itself at its period almost everywhere; the 10% slack of 0.9 lets a loop carry a
 counter ("1. ... 2. ... 3. ...") or a one-character drift. Three repeats rule out a sentence said
-twice. Characters, not tokens: the rule needs no tokenizer, works for any script (a loop of ``的``
-has no spaces) and costs one vector comparison per lag (a few milliseconds on 2,000 characters).
+twice. Only the end is compared: a loop that ran to the limit fills the end, whatever came before it.
+Characters, not tokens: the rule needs no tokenizer, works for any script (a loop of ``的`` has no
+spaces) and costs one vector comparison per lag (a few milliseconds on 3,000 characters).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TAIL_CHARS = 2000
+TAIL_CHARS = 3000
 """Most characters of the answer's end the rule reads (its period can be up to a third of that)."""
 MIN_TAIL = 160
-"""A tail shorter than this tells nothing (an answer under 320 characters is never a runaway)."""
+"""The least stretch compared: a loop must fill at least this many characters (plus one period)."""
 MATCH_SHARE = 0.9
 """The self-match at the period for a runaway (fresh text stays under 0.35 at every lag)."""
 MIN_REPEATS = 3
@@ -41,43 +41,59 @@ MIN_REPEATS = 3
 
 @dataclass(frozen=True)
 class Repetition:
-    """How a runaway's tail repeats itself: a span of ``period`` characters, ``repeats`` times."""
+    """How a runaway's end repeats itself: a span of ``period`` characters, over its last ``length`` ones."""
 
     period: int
-    repeats: float
+    length: int
     share: float
     span: str
 
+    @property
+    def repeats(self) -> float:
+        """How many times the span fills the stretch compared and the one before it."""
+        return (self.length + self.period) / self.period
+
     def describe(self) -> str:
-        """One line, e.g. ``its last 2000 characters repeat a span of 84 characters 23.8 times``."""
-        return (f"its last {round(self.period * self.repeats)} characters repeat a span of {self.period} "
-                f"character{'' if self.period == 1 else 's'} {self.repeats:.1f} times")
+        """One line, e.g. ``its last 880 characters repeat a span of 440 characters``."""
+        return (f"its last {self.length} characters repeat a span of {self.period} "
+                f"character{'' if self.period == 1 else 's'}")
 
 
 def tail_of(text: str) -> str:
-    """The part of ``text`` the rule reads: its second half, at most :data:`TAIL_CHARS` characters."""
-    return text[len(text) - min(TAIL_CHARS, len(text) // 2):] if text else ""
+    """The part of ``text`` the rule reads: its last :data:`TAIL_CHARS` characters."""
+    return text[-TAIL_CHARS:] if text else ""
+
+
+def _codes(text: str) -> np.ndarray:
+    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+
+
+def _stretch(size: int, lag: int) -> int:
+    """How many of the last characters are compared at ``lag`` (0: the tail is too short for it)."""
+    length = max((MIN_REPEATS - 1) * lag, MIN_TAIL)
+    return length if length + lag <= size else 0
 
 
 def self_match(tail: str, lag: int) -> float:
-    """The share of ``tail``'s characters (from ``lag`` on) equal to the one ``lag`` places before."""
-    codes = np.frombuffer(tail.encode("utf-32-le"), dtype=np.uint32)
-    if not 0 < lag < len(codes):
+    """The share of ``tail``'s last ``max(2 * lag, MIN_TAIL)`` characters equal to the one ``lag`` places before."""
+    codes = _codes(tail)
+    length = _stretch(len(codes), lag) if lag > 0 else 0
+    if not length:
         return 0.0
-    return float(np.count_nonzero(codes[lag:] == codes[:-lag])) / (len(codes) - lag)
+    return float(np.count_nonzero(codes[-length:] == codes[-length - lag:-lag])) / length
 
 
 def repetition(text: str | None) -> Repetition | None:
-    """How ``text``'s tail repeats itself, None when it does not (the rule of the module docstring)."""
+    """How ``text``'s end repeats itself, None when it does not (the rule of the module docstring)."""
     tail = tail_of(text or "")
-    if len(tail) < MIN_TAIL:
-        return None
-    codes = np.frombuffer(tail.encode("utf-32-le"), dtype=np.uint32)
-    size = len(codes)
-    for lag in range(1, size // MIN_REPEATS + 1):
-        share = float(np.count_nonzero(codes[lag:] == codes[:-lag])) / (size - lag)
+    codes = _codes(tail)
+    for lag in range(1, len(codes) // MIN_REPEATS + 1):
+        length = _stretch(len(codes), lag)
+        if not length:
+            break
+        share = float(np.count_nonzero(codes[-length:] == codes[-length - lag:-lag])) / length
         if share >= MATCH_SHARE:
-            return Repetition(lag, size / lag, round(share, 3), tail[-lag:])
+            return Repetition(lag, length, round(share, 3), tail[-lag:])
     return None
 
 
