@@ -7,7 +7,8 @@ the cut answer:
 
 1. Only the answer's last :data:`TAIL_CHARS` characters are read (its *tail*).
 2. For each lag ``p`` (from 1 to a third of the tail), the *self-match* at ``p`` is the share of the
-   last ``max(2p, MIN_TAIL)`` characters equal to the character ``p`` places before them
+   last ``max(2p, MIN_TAIL)`` characters (the last ``p`` for a span of :data:`LONG_SPAN` or more)
+   equal to the character ``p`` places before them
    (``tail[i] == tail[i - p]``): how well the last stretch of the answer copies the stretch before it.
 3. The answer is a runaway when some lag reaches :data:`MATCH_SHARE`; the shortest such lag is the
    *period*: the answer ends in a span of ``p`` characters repeated at least :data:`MIN_REPEATS` times
@@ -18,7 +19,9 @@ random characters of the language agree (English prose and JSON error lists stay
 lag; ``tests/programs/answers/test_runaway.py`` measures it on the docs and on long answers), while a
 loop matches itself at its period almost everywhere; the 10% slack of 0.9 lets a loop carry a
 counter ("1. ... 2. ... 3. ...") or a one-character drift. Three repeats rule out a sentence said
-twice. Only the end is compared: a loop that ran to the limit fills the end, whatever came before it.
+twice; a span of :data:`LONG_SPAN` characters or more said twice at the very end of a cut answer is a
+loop (the bundled model's coupled assessment began its loop with a variant, then repeated a
+382-character block exactly; a table of near-identical rows, the closest fresh text, has short rows). Only the end is compared: a loop that ran to the limit fills the end, whatever came before it.
 Characters, not tokens: the rule needs no tokenizer, works for any script (a loop of ``的`` has no
 spaces) and costs one vector comparison per lag (a few milliseconds on 3,000 characters).
 """
@@ -36,7 +39,9 @@ MIN_TAIL = 160
 MATCH_SHARE = 0.9
 """The self-match at the period for a runaway (fresh text stays under 0.35 at every lag)."""
 MIN_REPEATS = 3
-"""The repeated span must fill the tail at least this many times."""
+"""A short span must fill the tail at least this many times."""
+LONG_SPAN = 240
+"""A span at least this long need only be said twice: the last stretch equals the one before it."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +75,12 @@ def _codes(text: str) -> np.ndarray:
 
 def _stretch(size: int, lag: int) -> int:
     """How many of the last characters are compared at ``lag`` (0: the tail is too short for it)."""
-    length = max((MIN_REPEATS - 1) * lag, MIN_TAIL)
+    length = lag if lag >= LONG_SPAN else max((MIN_REPEATS - 1) * lag, MIN_TAIL)
     return length if length + lag <= size else 0
 
 
 def self_match(tail: str, lag: int) -> float:
-    """The share of ``tail``'s last ``max(2 * lag, MIN_TAIL)`` characters equal to the one ``lag`` places before."""
+    """The share of ``tail``'s last stretch (see :func:`_stretch`) equal to the character ``lag`` places before."""
     codes = _codes(tail)
     length = _stretch(len(codes), lag) if lag > 0 else 0
     if not length:
@@ -87,10 +92,10 @@ def repetition(text: str | None) -> Repetition | None:
     """How ``text``'s end repeats itself, None when it does not (the rule of the module docstring)."""
     tail = tail_of(text or "")
     codes = _codes(tail)
-    for lag in range(1, len(codes) // MIN_REPEATS + 1):
+    for lag in range(1, len(codes) // 2 + 1):
         length = _stretch(len(codes), lag)
         if not length:
-            break
+            continue
         share = float(np.count_nonzero(codes[-length:] == codes[-length - lag:-lag])) / length
         if share >= MATCH_SHARE:
             return Repetition(lag, length, round(share, 3), tail[-lag:])

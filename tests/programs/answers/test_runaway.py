@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tribunal.programs.answers.runaway import (MATCH_SHARE, MIN_REPEATS, MIN_TAIL, TAIL_CHARS, is_runaway, repetition,
+from tribunal.programs.answers.runaway import (LONG_SPAN, MATCH_SHARE, MIN_REPEATS, MIN_TAIL, TAIL_CHARS, is_runaway, repetition,
                                                self_match, tail_of)
 
 FOLDER = Path(__file__).parent / "cut_answers"
@@ -23,7 +23,7 @@ DOCS = sorted((Path(__file__).parents[3] / "docs").rglob("*.md"))
 
 def _best_share(text: str) -> float:
     tail = tail_of(text)
-    return max((self_match(tail, lag) for lag in range(1, len(tail) // MIN_REPEATS + 1)), default=0.0)
+    return max((self_match(tail, lag) for lag in range(1, len(tail) // 2 + 1)), default=0.0)
 
 
 def test_the_fixtures_are_there():
@@ -33,7 +33,8 @@ def test_the_fixtures_are_there():
 @pytest.mark.parametrize("path", LOOPS, ids=lambda p: p.stem)
 def test_a_real_loop_is_a_runaway(path):
     found = repetition(path.read_text(encoding="utf-8"))
-    assert found is not None and found.repeats >= MIN_REPEATS and found.share >= MATCH_SHARE
+    assert found is not None and found.share >= MATCH_SHARE
+    assert found.repeats >= (2 if found.period >= LONG_SPAN else MIN_REPEATS)
     assert found.period > 300  # these loops repeat whole made-up functions
     assert "repeat a span of" in found.describe()
 
@@ -51,7 +52,9 @@ def test_prose_and_tables_of_the_docs_stay_far_below_the_threshold():
                for start in range(0, max(1, len(text) - 1000), 4000)]
     windows = [w for w in windows if len(w) > 1000]
     assert len(windows) > 20
-    assert max(_best_share(w) for w in windows) < 0.8  # a table of near-identical rows comes closest
+    # closest: docs/concepts/answers.md's benchmark output, blocks of 383 characters that differ only in
+    # their figures (0.84 at that lag, compared once since the span is long)
+    assert max(_best_share(w) for w in windows) < MATCH_SHARE - 0.05
     assert not any(is_runaway(w) for w in windows)
 
 
