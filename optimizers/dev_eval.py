@@ -1,7 +1,8 @@
 """Score a program on dev with the optimizer's metric, keeping unscored items apart.
 
 ``score`` is what an optimizer sees (unscored items count 0); ``scored_mean`` averages only the
-items that could be judged, and ``unscored`` says how many could not and why.
+items that could be judged, ``unscored`` says how many could not and why, and ``degraded`` how many
+were scored with a fallback after a role stayed unusable (:mod:`tribunal.programs.fallbacks`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ class DevScore:
         return self.n - self.scored
 
     @property
+    def degraded(self) -> int:
+        """Items scored with a fallback standing in for a role that stayed unusable (M-MAD's debates)."""
+        return sum(bool(_degradations(p)) for p, o in zip(self.predictions, self.outcomes) if o.scored)
+
+    @property
     def score(self) -> float:
         return sum(o.score or 0.0 for o in self.outcomes) / self.n if self.n else 0.0
 
@@ -41,14 +47,24 @@ class DevScore:
         return sum(o.score for o in self.outcomes if o.scored) / self.scored if self.scored else None
 
     def metrics(self, prefix: str) -> dict[str, float | None]:
-        """``{prefix}score``, ``{prefix}scored_mean``, ``{prefix}unscored`` for a run record."""
+        """``{prefix}score``, ``{prefix}scored_mean``, ``{prefix}unscored``, ``{prefix}degraded`` for a run record."""
         return {f"{prefix}score": self.score, f"{prefix}scored_mean": self.scored_mean,
-                f"{prefix}unscored": float(self.unscored)}
+                f"{prefix}unscored": float(self.unscored), f"{prefix}degraded": float(self.degraded)}
+
+    def counts(self) -> dict[str, int]:
+        """``{items, scored, unscored, degraded}`` for the dev report."""
+        return {"items": self.n, "scored": self.scored, "unscored": self.unscored, "degraded": self.degraded}
 
     def rows(self) -> list[dict[str, Any]]:
         """One record per item (for the per-item artifact)."""
         return [{"item": i, "score": o.score, "unscored_reason": o.reason, **o.components}
                 for i, o in enumerate(self.outcomes)]
+
+
+def _degradations(prediction: Any) -> Any:
+    """The fallbacks a prediction records (``degraded``), empty when none or no prediction."""
+    getter = getattr(prediction, "get", None)
+    return getter("degraded") if callable(getter) else None
 
 
 def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, threads: int = 4,

@@ -14,6 +14,11 @@ The compiled program itself is always a finalist. At most :data:`FINALISTS` fina
 optimizer's own best first) are re-scored; identical programs are scored once. A tie keeps the
 optimizer's own order, so the compiled program wins a tie. With ``--objective item`` nothing is
 re-scored: the optimizer's own choice stands (what every optimizer did before objectives).
+
+Given the untuned program's dev score, a finalist too often unusable on dev
+(:func:`~tribunal.optimizers.dev_reliability.unreliable`) is not chosen while another is reliable; each
+finalist keeps its scored, unscored and degraded counts for the report. How the objective counted the
+unscored items is :func:`~tribunal.optimizers.dev_reliability.unscored_rule`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
+
+from tribunal.optimizers.dev_reliability import unreliable
 
 FINALISTS = 8
 MINIBATCH_FINALISTS = 3
@@ -34,6 +41,10 @@ class Finalist:
     own_score: float | None = None
     objective: float | None = None
     item: float | None = None
+    counts: dict[str, int] | None = None
+    """``{items, scored, unscored, degraded}`` on dev (None: not re-scored)."""
+    unreliable: str | None = None
+    """Why it is too often unusable to be chosen (None: it is not)."""
 
 
 @dataclass
@@ -88,11 +99,13 @@ def finalists_of(compiled: Any, limit: int = FINALISTS) -> list[Finalist]:
 
 def select_by_objective(compiled: Any, objective: Any, evaluate: Callable[[Any], Any],
                         golds: list[Any], limit: int = FINALISTS,
-                        on_scored: Callable[[Finalist], Any] | None = None) -> Selection:
-    """Re-score the finalists of ``compiled`` by ``objective`` on ``golds`` and keep the best.
+                        on_scored: Callable[[Finalist], Any] | None = None, untuned: Any = None) -> Selection:
+    """Re-score the finalists of ``compiled`` by ``objective`` on ``golds`` and keep the best reliable one.
 
     ``evaluate(program)`` returns a :class:`~tribunal.optimizers.dev_eval.DevScore` on ``golds``;
-    ``on_scored(finalist)`` is called after each (a trial record).
+    ``on_scored(finalist)`` is called after each (a trial record); ``untuned`` is the untuned program's
+    DevScore, the bar of :func:`~tribunal.optimizers.dev_reliability.unreliable` (None: 0 unscored).
+    When every finalist is unreliable the best of them is chosen (the tuned program's own check decides).
     """
     if objective.is_item:
         return Selection(compiled)
@@ -101,8 +114,10 @@ def select_by_objective(compiled: Any, objective: Any, evaluate: Callable[[Any],
         dev = evaluate(finalist.program)
         finalist.objective = objective.value(dev.predictions, golds)
         finalist.item = dev.score
+        finalist.counts = dev.counts()
+        finalist.unreliable = unreliable(dev, untuned)
         if on_scored is not None:
             on_scored(finalist)
-    best = max(range(len(finalists)), key=lambda i: (finalists[i].objective, -i))
+    best = max(range(len(finalists)), key=lambda i: (finalists[i].unreliable is None, finalists[i].objective, -i))
     chosen = finalists[best]
     return Selection(chosen.program, [chosen] + finalists[:best] + finalists[best + 1:], chosen)

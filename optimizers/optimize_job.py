@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tribunal.errors import UserError
 from tribunal.eval.tracking.run_signatures import OptimizeSignature
 from tribunal.optimizers.dev_eval import DevScore, evaluate_program
+from tribunal.optimizers.dev_reliability import MAX_UNSCORED_SHARE, SLACK, unreliable, unscored_rule
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
 from tribunal.optimizers.objective_report import ObjectiveScores
@@ -90,6 +91,9 @@ class OptimizeResult:
     """``{"untuned": ..., "tuned": ...}``: objective and item metric on dev, with bootstrap intervals."""
     selection: Any = None
     """How the objective chose among the optimizer's candidates (``objective_selection.Selection``)."""
+    rejected: DevScore | None = None
+    """The tuned program's dev score when it was too often unusable and the untuned one was kept."""
+    rejected_reason: str | None = None
 
 
 def _setting(value: Any) -> str:
@@ -104,16 +108,27 @@ def _log_scores(run: Any, dev: DevScore, label: str, both: ObjectiveScores | Non
     run.log_text("\n".join(json.dumps(row) for row in dev.rows()) + "\n", f"dev/{label}.jsonl")
 
 
-def objective_report(objective: str, scores: dict[str, ObjectiveScores], selection: Any) -> dict[str, Any]:
-    """The dev report's objective part (artifact ``dev/objective.json``, the export's metadata)."""
+def objective_report(objective: str, scores: dict[str, ObjectiveScores], selection: Any,
+                     devs: dict[str, DevScore] | None = None, rejected: str | None = None) -> dict[str, Any]:
+    """The dev report's objective part (artifact ``dev/objective.json``, the export's metadata): each
+    program's scores beside its scored / unscored / degraded counts (``devs``), how unscored items
+    counted, and why a tuned program was ``rejected`` (too often unusable), if it was."""
     report: dict[str, Any] = {"objective": objective, "interval": f"bootstrap percentile {LEVEL:.0%} over segments, "
-                                                                  f"{DRAWS} draws, seeded by --seed"}
+                                                                  f"{DRAWS} draws, seeded by --seed",
+                              "unscored_counted": unscored_rule(objective),
+                              "reliability_rule": f"a candidate with more than {MAX_UNSCORED_SHARE:.0%} of its dev "
+                                                  f"items unscored and {SLACK:.0%} more than the untuned program "
+                                                  "is not chosen"}
     for label, both in scores.items():
-        report[label] = {"objective": both.objective.record(), "item": both.item.record()}
+        report[label] = {"objective": both.objective.record(), "item": both.item.record(),
+                         **((devs or {})[label].counts() if label in (devs or {}) else {})}
+    if rejected is not None:
+        report["rejected"] = rejected
     if selection is not None and selection.finalists:
         report["finalists"] = [{"source": f.source, "optimizer_score": _finite(f.own_score),
-                                "objective": _finite(f.objective), "item": _finite(f.item),
-                                "chosen": f is selection.chosen} for f in selection.finalists]
+                                "objective": _finite(f.objective), "item": _finite(f.item), **(f.counts or {}),
+                                "unreliable": f.unreliable, "chosen": f is selection.chosen}
+                               for f in selection.finalists]
     return report
 
 
@@ -227,19 +242,27 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
             trials.log(candidate_summary(finalist.program), finalist.objective, len(dev.examples),
                        source=f"objective:{finalist.source}")
 
-        selection = select_by_objective(compiled, objective, rescore, dev.examples, on_scored=log_finalist)
+        selection = select_by_objective(compiled, objective, rescore, dev.examples, on_scored=log_finalist,
+                                        untuned=untuned)
         compiled = selection.program
 
         with dspy.context(lm=lms.task, callbacks=[counter]):
             tuned = evaluate_program(compiled, dev.examples, metric, request.threads,
                                      _stage(progress, "dev set, tuned", len(dev.examples)))
+        candidate, rejected, rejected_reason = compiled, None, unreliable(tuned, untuned)
+        if rejected_reason is not None:  # too often unusable: not exported, the untuned program stands
+            rejected, compiled, tuned = tuned, resolved.program, untuned
+            _log_scores(run, rejected, "rejected", score_both(objective, rejected.predictions, dev.examples,
+                                                              request.seed))
+            run.set_tags({"tribunal.tuned_rejected": rejected_reason})
         scores["tuned"] = score_both(objective, tuned.predictions, dev.examples, request.seed)
         _log_scores(run, tuned, "tuned", scores["tuned"])
-        report = objective_report(objective.name, scores, selection)
+        report = objective_report(objective.name, scores, selection, {"untuned": untuned, "tuned": tuned},
+                                  rejected_reason)
         run.log_text(json.dumps(report, indent=2) + "\n", "dev/objective.json")
         run.set_tags({"tribunal.objective": objective.name})
         if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
-            trials.log(candidate_summary(compiled), tuned.score, len(dev.examples), source="compiled")
+            trials.log(candidate_summary(candidate), (rejected or tuned).score, len(dev.examples), source="compiled")
         run.log_metrics({"dev_improvement": tuned.score - untuned.score,
                          "dev_objective_improvement": scores["tuned"].objective.value
                          - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
@@ -250,6 +273,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
                     "objective": objective.name, "dev_objective": scores["tuned"].objective.value,
                     "dev_objective_untuned": scores["untuned"].objective.value, "dev_objective_report": report,
                     "dev_score": tuned.score, "dev_score_untuned": untuned.score, "dev_unscored": tuned.unscored,
+                    "dev_degraded": tuned.degraded, "dev_unscored_untuned": untuned.unscored,
                     "dev_data": dev.label, "train_data": train.label, "train_data_hash": train.hash,
                     "seed": request.seed, "run_id": run.run_id, "signature": sig,
                     "lms": {k: v for k, v in (lms.models or {}).items() if v}}
@@ -265,4 +289,4 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         log_tuned_prompts(run, compiled, resolved.name, document)
     return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
                           skipped={"train": train.skipped, "dev": dev.skipped}, objective=objective.name, scores=scores,
-                          selection=selection)
+                          selection=selection, rejected=rejected, rejected_reason=rejected_reason)

@@ -44,6 +44,9 @@ class CallObserver:
     def lm_ended(self, call_id: str, exception: BaseException | None) -> None:
         """The LM call ``call_id`` ended (``exception``: it failed after DSPy's retries)."""
 
+    def runaway(self) -> None:
+        """The answer just received was cut while repeating itself (:mod:`tribunal.programs.answers.runaway`)."""
+
 
 @contextlib.contextmanager
 def observing(observer: CallObserver) -> Iterator[CallObserver]:
@@ -109,6 +112,12 @@ def lm_call(lm: Any) -> Iterator[str | None]:
             observer.lm_ended(call_id, None)
     finally:
         _LM.reset(token)
+
+
+def report_runaway() -> None:
+    """Tell the observers of this context that the answer just received is a runaway."""
+    for observer in _OBSERVERS.get():
+        observer.runaway()
 
 
 def current_lm_call() -> str | None:

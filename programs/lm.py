@@ -6,7 +6,11 @@ An OpenAI-compatible server that is not OpenAI (``openai/MODEL`` with an ``api_b
 models ``local`` / ``local/PATH.gguf``) is reached through :class:`~tribunal.programs.server_engine.ServerEngine`,
 which sends the token limit as ``max_tokens`` (the field such servers honour) and asks for JSON the
 way the server takes it. There the token limit defaults to :data:`DEFAULT_SERVER_MAX_TOKENS`, so a
-runaway answer stops instead of filling the context; a hosted provider keeps its own default.
+runaway answer stops instead of filling the context. On a hosted (paid) provider, each role's answer
+is limited to the tokens that fit it, declared per role in the judge registry
+(:meth:`~tribunal.core.judges.JudgeRegistry.answer_tokens`, ``docs/reference/answer-limits.md``), not
+the provider's maximum: the LM is marked :func:`~tribunal.programs.answers.reask.fit_answers` and each
+role's first ask carries its limit.
 """
 
 from __future__ import annotations
@@ -38,8 +42,8 @@ class LMSettings(BaseModel):
     )
     temperature: float | None = 0.0
     max_tokens: int | None = Field(None, gt=0, description=(
-        "Most tokens an answer may have (default: 1024 on an OpenAI-compatible server or a local model, "
-        "the provider's own limit elsewhere)."))
+        "Most tokens an answer may have (default: 1024 on an OpenAI-compatible server or a local model; "
+        "on a paid API, the limit that fits each role's answer, docs/reference/answer-limits.md)."))
     num_retries: int = 5
     timeout: float | None = Field(DEFAULT_TIMEOUT, gt=0, description="Seconds to wait for an answer.")
     cache: bool = Field(True, description="Reuse DSPy's response cache (keyed by model, endpoint and request); "
@@ -83,6 +87,11 @@ def effective_max_tokens(settings: LMSettings) -> int | None:
     return DEFAULT_SERVER_MAX_TOKENS if on_server(settings) else None
 
 
+def fits_answers(settings: LMSettings) -> bool:
+    """Whether each role's calls carry the limit that fits its answer: a paid API without ``--max-tokens``."""
+    return settings.max_tokens is None and not on_server(settings)
+
+
 def server_engine(settings: LMSettings) -> tuple[str, Any]:
     """``(model name for DSPy, ServerEngine)`` for an LM :func:`on_server` (starting a local model's server).
 
@@ -117,7 +126,7 @@ def endpoint_label(api_base: str | None) -> str:
 def build_lm(settings: LMSettings, engine: Any = None):
     """tribunal's own ``dspy.LM`` (:class:`~tribunal.programs.tribunal_lm.TribunalLM`) for the settings;
     ``engine`` replaces the HTTP engine (scripted tests). Nothing of DSPy's is changed for it."""
-    from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
+    from tribunal.programs.answers.reask import fit_answers, set_reasks  # heavy: pulls in dspy
     from tribunal.programs.tribunal_lm import TribunalLM  # heavy: pulls in dspy
 
     kwargs: dict[str, Any] = dict(
@@ -131,7 +140,8 @@ def build_lm(settings: LMSettings, engine: Any = None):
         model, engine = server_engine(settings)
     if engine is not None:
         endpoint = getattr(engine, "cache_endpoint", None) or settings.api_base
-        return set_reasks(TribunalLM(model, engine=engine, cache_endpoint=endpoint, **kwargs), settings.reasks)
+        lm = TribunalLM(model, engine=engine, cache_endpoint=endpoint, **kwargs)
+        return fit_answers(set_reasks(lm, settings.reasks), fits_answers(settings))
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     if settings.timeout:
@@ -139,8 +149,8 @@ def build_lm(settings: LMSettings, engine: Any = None):
     key = _api_key(settings)
     if key:
         kwargs["api_key"] = key
-    return set_reasks(TribunalLM(model, engine=settings.engine, cache_endpoint=settings.api_base, **kwargs),
-                      settings.reasks)
+    lm = TribunalLM(model, engine=settings.engine, cache_endpoint=settings.api_base, **kwargs)
+    return fit_answers(set_reasks(lm, settings.reasks), fits_answers(settings))
 
 
 class RoleLM(BaseModel):

@@ -215,6 +215,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"tokens.{k}": float(v) for k, v in summary["tokens_by_stage"].items()}
     metrics |= {f"unscored.{slug(k)}": float(v) for k, v in summary["unscored_reasons"].items()}
     metrics |= {f"reasks.{k}": float(v) for k, v in summary.get("lm_reasks_by_kind", {}).items()}
+    metrics |= {f"runaways.{k}": float(v) for k, v in summary.get("lm_runaways_by_role", {}).items()}
     metrics |= {f"degraded.{slug(k)}": float(v) for k, v in summary.get("degraded_by_role", {}).items()}
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)

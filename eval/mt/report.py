@@ -162,6 +162,9 @@ def run_summary(items: RunItems, results: dict[str, ItemResult], wall_seconds: f
         "lm_calls_by_role": {k: v for k, v in usage.get("calls", {}).items() if "/" in k},
         "lm_reasks": sum(v for k, v in usage.get("reasks", {}).items() if "/" not in k),
         "lm_reasks_by_kind": dict(sorted(usage.get("reask_kinds", {}).items())),
+        "lm_reasks_by_role": {k: v for k, v in usage.get("reasks", {}).items() if "/" in k},
+        "lm_runaways": sum(v for k, v in usage.get("runaways", {}).items() if "/" not in k),
+        "lm_runaways_by_role": {k: v for k, v in usage.get("runaways", {}).items() if "/" in k},
         "prompt_tokens": sum(v for k, v in usage.get("prompt_tokens", {}).items() if "/" not in k),
         "completion_tokens": sum(v for k, v in usage.get("completion_tokens", {}).items() if "/" not in k),
         "tokens_by_stage": {k: usage.get("prompt_tokens", {}).get(k, 0) + usage.get("completion_tokens", {}).get(k, 0)

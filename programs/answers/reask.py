@@ -11,13 +11,25 @@ caller's ``check`` is re-asked up to N times (``--reasks N``, config ``lm.reasks
   3.4 the rollout id is part of the cache key on both engines and is stripped before the request is
   sent, so it bypasses the cache even at temperature 0, where DSPy warns that it does not change
   sampling: what differs on the wire is the feedback (or, after a truncation, the token limit);
-- an answer cut at ``finish_reason: "length"`` is re-asked within the same budget, without feedback
-  (a cut answer is not a wrong one), each time with twice the previous token limit, up to
-  :data:`TOKEN_GROWTH` times the run's limit (``--max-tokens``; a server that cuts at random gains
-  nothing from more, and a model that runs on costs at most 4x); cut on the last ask, the call fails
-  as "truncated at max_tokens=N (raise it with --max-tokens)", N being the last limit asked for;
+- an answer cut at ``finish_reason: "length"`` that repeats itself (a *runaway*: its tail is one span
+  repeated, :mod:`.runaway`) is re-asked at the same token limit, never a larger one (more room only
+  buys a longer loop), without its answer shown back and with one line of feedback,
+  :data:`RUNAWAY_FEEDBACK`; each runaway is reported to the call observers (the usage meter counts
+  them per role, apart from the re-asks); still a runaway on the last ask, the call fails as
+  "runaway answer (repeated itself until max_tokens=N)";
+- an answer cut at ``finish_reason: "length"`` that was still saying something new is re-asked within
+  the same budget, without feedback (a cut answer is not a wrong one), each time with twice the
+  previous token limit, up to :data:`TOKEN_GROWTH` times the run's limit (``--max-tokens``; a server
+  that cuts at random gains nothing from more, and a model that runs on costs at most 4x); cut on the
+  last ask, the call fails as "truncated at max_tokens=N (raise it with --max-tokens)", N being the
+  last limit asked for;
 - a refusal (no field at all, :func:`~.unusable.is_refusal`) is re-asked like the rest and, if it
   persists, fails as a refusal.
+
+On a paid API without ``--max-tokens`` (an LM marked by :func:`fit_answers`), the first ask carries
+the token limit that fits the role's answer (``answer_tokens``: the judge registry's declaration,
+:meth:`~tribunal.core.judges.JudgeRegistry.answer_tokens`), not the provider's maximum; a cut answer
+grows from there as above.
 
 A readable, valid answer costs exactly one call. After the last re-ask the call raises the
 :class:`~.unusable.UnusableAnswer` of its kind, with a one-line message and the raw answer.
@@ -35,16 +47,20 @@ from pydantic import ValidationError
 from dspy.utils.exceptions import AdapterParseError
 import dspy
 
-from tribunal.programs.call_observers import call_predictor
+from tribunal.core.judges import JUDGES
+from tribunal.programs.call_observers import call_predictor, report_runaway
 from tribunal.programs.answers.provider_calls import SeenCall, watching
-from tribunal.programs.answers.unusable import (FINAL, InvalidValue, TruncatedAnswer, UnusableAnswer, is_refusal,
-                                               one_line)
+from tribunal.programs.answers.runaway import repetition
+from tribunal.programs.answers.unusable import (FINAL, InvalidValue, RunawayAnswer, TruncatedAnswer, UnusableAnswer,
+                                               is_refusal, one_line)
 
 DEFAULT_REASKS = 2
 MAX_REASKS = 10
 FEEDBACK_OPENING = "Your previous answer could not be used:"
 ANSWER_SHOWN = 4000  # characters of the unusable answer shown back to the model
 TOKEN_GROWTH = 4  # a cut answer's re-asks double the token limit, up to 4x the run's own
+RUNAWAY_FEEDBACK = "it repeated itself until it was cut at the token limit; answer once, briefly, in the required format"
+"""The one line a runaway's re-ask adds (after :data:`FEEDBACK_OPENING`)."""
 ROLLOUT_STRIDE = 10**15  # re-ask rollout ids never meet a caller's own (hypothesis runs use 48-bit ids)
 
 _FEEDBACK: contextvars.ContextVar["Feedback | None"] = contextvars.ContextVar("tribunal_feedback", default=None)
@@ -131,6 +147,10 @@ def _problem(signature: Any, out: Any, err: Exception | None, seen: list[SeenCal
     last = seen[-1] if seen else None
     answer = getattr(err, "lm_response", None) if err is not None else _text(seen)
     if last is not None and last.finish_reason == "length":
+        looped = repetition(answer)
+        if looped is not None:
+            return Problem("runaway", f"the answer repeated itself until the token limit ({looped.describe()})",
+                           answer, last.max_tokens)
         return Problem("truncated", "the answer was cut at the token limit", answer, last.max_tokens)
     if err is not None:
         if (last is not None and last.finish_reason == "content_filter") or is_refusal(signature, answer):
@@ -152,12 +172,28 @@ def _final(problem: Problem, role: str | None, asks: int) -> UnusableAnswer:
     times = "once" if asks == 1 else f"{asks} times"
     quoted = f': "{" ".join(problem.answer.split())[:120]}"' if problem.kind == "refusal" and problem.answer else ""
     message = f"{problem.text} ({who}asked {times}){quoted}"
-    if problem.kind == "truncated":
-        final = TruncatedAnswer(message, problem.answer, asks, problem.max_tokens)
+    if problem.kind in ("truncated", "runaway"):
+        final = (RunawayAnswer if problem.kind == "runaway" else TruncatedAnswer)(message, problem.answer, asks,
+                                                                                  problem.max_tokens)
     else:
         final = FINAL[problem.kind](message, problem.answer, asks)
     final.role = role
     return final
+
+
+def fit_answers(lm: Any, fit: bool = True) -> Any:
+    """Mark ``lm`` as sending each role's fitted token limit (:func:`ask`'s ``answer_tokens``); returns ``lm``."""
+    if lm is not None:
+        lm.tribunal_fits_answers = bool(fit)
+    return lm
+
+
+def fitted_tokens(lm: Any, role: str | None, answer_tokens: int | None = None) -> int | None:
+    """The token limit ``role``'s first ask carries on ``lm``: None unless ``lm`` fits answers
+    (:func:`fit_answers`); then ``answer_tokens``, else the role's limit in the judge registry."""
+    if not getattr(lm, "tribunal_fits_answers", False):
+        return None
+    return answer_tokens or (JUDGES.answer_tokens().get(role) if role else None)
 
 
 def _token_key(lm: Any) -> str:
@@ -165,15 +201,20 @@ def _token_key(lm: Any) -> str:
 
 
 def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str | None = None,
-        config: dict[str, Any] | None = None, **inputs: Any) -> Any:
+        config: dict[str, Any] | None = None, answer_tokens: int | None = None, **inputs: Any) -> Any:
     """``predictor(**inputs)``, re-asking unusable answers by the rule above; raises the last one's
     :class:`~.unusable.UnusableAnswer` when no ask gave a usable answer.
 
     ``check(prediction)`` may raise :class:`~.unusable.UnusableAnswer` (or a pydantic error) for an
-    answer that parsed but cannot be used; ``role`` names the caller in the message.
+    answer that parsed but cannot be used; ``role`` names the caller in the message; ``answer_tokens``
+    is the limit that fits its answer (default: the judge registry's for ``role``), sent only where the
+    LM fits answers (:func:`fitted_tokens`).
     """
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
     limit, base = reasks_of(lm), dict(config or {})
+    fitted = fitted_tokens(lm, role, answer_tokens)
+    if fitted and not {"max_tokens", "max_completion_tokens"} & set(base):
+        base[_token_key(lm)] = fitted
     feedback: Feedback | None = None
     kind: str | None = None
     tokens: int | None = None  # the raised token limit of a cut answer's re-ask (None: the LM's own)
@@ -198,6 +239,8 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
             return out
         for call in seen:
             call.evict()
+        if problem.kind == "runaway":
+            report_runaway()
         if asked > limit:
             raise _final(problem, role, asked)
         if problem.kind == "truncated":  # one budget for every kind: a cut answer is re-asked like the rest
@@ -205,6 +248,8 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
                 ceiling = ceiling or TOKEN_GROWTH * problem.max_tokens
                 tokens = min(2 * problem.max_tokens, ceiling)
             feedback = None
+        elif problem.kind == "runaway":  # the same limit (``tokens`` is kept); the loop is not shown back
+            feedback = Feedback(None, RUNAWAY_FEEDBACK)
         else:
             feedback = Feedback(problem.answer, problem.text)
         kind = problem.kind

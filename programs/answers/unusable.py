@@ -9,7 +9,10 @@ Kinds (the re-ask rule, :mod:`.reask`, treats each its own way):
   a value of the wrong type).
 - ``invalid``: read, but the typed value breaks a constraint of its schema (a chain too short, a score
   out of range) or a check of the program (as many labels as demands).
-- ``truncated``: the provider cut the answer at its token limit (``finish_reason: "length"``).
+- ``truncated``: the provider cut the answer at its token limit (``finish_reason: "length"``) while it
+  was still saying something new.
+- ``runaway``: cut at the token limit too, but its text repeats itself (:mod:`.runaway`): a loop, re-asked
+  at the same limit.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from tribunal.programs.answers.coerce import structured
 from tribunal.programs.answers.fields import answer_fields
 
-Kind = Literal["refusal", "unparseable", "invalid", "truncated"]
+Kind = Literal["refusal", "unparseable", "invalid", "truncated", "runaway"]
 KINDS: tuple[str, ...] = get_args(Kind)
 
 
@@ -69,8 +72,19 @@ class TruncatedAnswer(UnusableAnswer):
                       else "truncated by the server (set a limit with --max-tokens)")
 
 
+class RunawayAnswer(TruncatedAnswer):
+    """Cut at the token limit while repeating itself (:mod:`.runaway`): more tokens would not have helped."""
+
+    kind = "runaway"
+
+    def __init__(self, message: str, lm_response: str | None = None, asks: int = 1, max_tokens: int | None = None):
+        super().__init__(message, lm_response, asks, max_tokens)
+        self.label = (f"runaway answer (repeated itself until max_tokens={max_tokens})" if max_tokens
+                      else "runaway answer (repeated itself until the server cut it)")
+
+
 FINAL = {"refusal": RefusedAnswer, "unparseable": UnreadableAnswer, "invalid": UnusableAnswer,
-         "truncated": TruncatedAnswer}
+         "truncated": TruncatedAnswer, "runaway": RunawayAnswer}
 
 
 def is_refusal(signature: Any, completion: str | None) -> bool:

@@ -5,7 +5,8 @@
 timeout), ``garbage`` (a 200 answer no adapter can parse), and the unusable answers real models give
 now and then (:data:`UNUSABLE`): ``refusal`` ("I'm sorry, I can't help with that."), ``wrong-keys``
 (a JSON object naming none of the fields), ``truncated`` (the first half of the answer, with
-``finish_reason: "length"``). A fault comes from ``fault(hit number, signature name, inputs)`` or
+``finish_reason: "length"``), and ``cut`` (the answer as the responder wrote it, with ``finish_reason:
+"length"``: a loop the responder wrote, or a long answer). A fault comes from ``fault(hit number, signature name, inputs)`` or
 from ``bad_answer(request body)``. ``/v1/embeddings`` answers hashed unit vectors (MLflow's judge
 alignment retrieves examples by embedding). Every hit is counted, and so is the peak
 of requests being answered at once (``state.peak``), with when each was answered (``state.intervals``). ``jitter`` spreads each response time uniformly
@@ -149,7 +150,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
             self._send(200, {
                 "id": f"cmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "finish_reason": "length" if fault == "truncated" else "stop"}],
+                             "finish_reason": "length" if fault in ("truncated", "cut") else "stop"}],
                 "usage": {"prompt_tokens": len(system + user) // 4, "completion_tokens": len(text) // 4,
                           "total_tokens": (len(system + user) + len(text)) // 4},
             })

@@ -23,7 +23,8 @@ API_BASE_HELP = "Base URL of an OpenAI-compatible server (vLLM, Ollama, a gatewa
 API_KEY_ENV_HELP = ("Environment variable holding the API key (default: the provider's usual one, "
                     "e.g. OPENAI_API_KEY); the key never goes on the command line.")
 MAX_TOKENS_HELP = ("Most tokens an answer may have (default: 1024 on an OpenAI-compatible server, --api-base, or a "
-                   "local model; the provider's own limit elsewhere).")
+                   "local model; on a paid API, the limit that fits each role's answer, e.g. 512 for GEMBA-MQM: "
+                   "see docs/reference/answer-limits.md).")
 TIMEOUT_HELP = "Seconds to wait for an answer before the call is retried (default: 120)."
 CACHE_HELP = ("Reuse DSPy's response cache (keyed by model, endpoint and request); answers it serves are "
               "counted apart and cost nothing.")

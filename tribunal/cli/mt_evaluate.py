@@ -250,6 +250,15 @@ def sampling_line(sampling: dict) -> str:
     return text
 
 
+def runaways_line(s: dict) -> str:
+    """Runaways per role beside its re-asks, e.g. ``... runaways ...: 3 (stage1/coupled 3 (re-asks 4))``."""
+    reasks = s.get("lm_reasks_by_role", {})
+    roles = ", ".join(f"{role} {n} (re-asks {reasks.get(role, 0)})"
+                      for role, n in sorted(s.get("lm_runaways_by_role", {}).items()))
+    return (f"  runaways (answers cut while repeating themselves, re-asked at the same token limit): "
+            f"{s['lm_runaways']}" + (f" ({roles})" if roles else ""))
+
+
 def print_summary(console, result) -> None:
     """The run's summary: items, calls, spend, agreement with the humans, files, signature."""
     s = result.summary
@@ -281,6 +290,8 @@ def print_summary(console, result) -> None:
     reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
     say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
         f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
+    if s.get("lm_runaways"):
+        say(runaways_line(s))
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     spans = s.get("spans", {})
     if spans.get("translation") or spans.get("source"):

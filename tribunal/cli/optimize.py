@@ -15,6 +15,7 @@ from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP
                                      TimeoutOption)
 from tribunal.cli.numbers import number
 from tribunal.core.judges import JUDGES
+from tribunal.optimizers.dev_reliability import unscored_rule
 from tribunal.optimizers.registry import OPTIMIZERS
 from tribunal.errors import UserError
 
@@ -39,6 +40,11 @@ EPILOG = examples(
     "tribunal optimize --program gemba-mqm --optimizer labeled --train mlflow:tribunal:0-40 "
     "--dev mlflow:tribunal:40- --lm openai/gpt-4o-mini   # traces labelled in the MLflow UI")
 
+
+
+def dev_counts(dev) -> str:
+    """``"27 scored, 3 unscored, 1 degraded of 30"``: a dev score's counts, beside its scores."""
+    return f"{dev.scored} scored, {dev.unscored} unscored, {dev.degraded} degraded of {dev.n}"
 
 def register(app: typer.Typer) -> None:
     app.command("optimize", epilog=EPILOG)(optimize)
@@ -105,11 +111,16 @@ def optimize(
     console = make_console()
     line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
+    if result.rejected is not None:
+        line(console, f"tuned candidate not kept: {result.rejected_reason}; its dev score "
+                      f"{number(result.rejected.score)} ({dev_counts(result.rejected)}); the untuned program is exported")
     for label in ("untuned", "tuned"):
         both = result.scores.get(label)
         if both is not None:
+            dev = result.untuned if label == "untuned" else result.tuned
             line(console, f"dev {label}: objective {result.objective} {both.objective.text()}; "
-                          f"item metric {both.item.text()}  (95% bootstrap intervals)")
+                          f"item metric {both.item.text()}  (95% bootstrap intervals); {dev_counts(dev)}")
+    line(console, f"unscored dev items: {unscored_rule(result.objective)}")
     line(console, f"program: {result.out}")
     line(console, f"signature: {result.signature}")
     for role, skipped in result.skipped.items():

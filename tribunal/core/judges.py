@@ -65,6 +65,10 @@ class Judge:
     """The roles its LM calls are made as (each may run on its own LM, ``--role-lm ROLE=MODEL``)."""
     role_groups: tuple[tuple[str, str], ...] = ()
     """``(role, group)``: a role without its own LM falls back to its group's, then to the default LM."""
+    answer_tokens: tuple[tuple[str, int], ...] = ()
+    """``(role, tokens)``: the token limit that fits the role's answer, sent on a paid API when ``--max-tokens``
+    is not given (instead of the provider's maximum); ``docs/reference/answer-limits.md`` says how each
+    was derived from the role's output fields and measured answer lengths."""
     fallbacks: str | None = None
     """``"module:attribute"`` of the :class:`~tribunal.programs.fallbacks.Fallback` (or a dict of them) its
     method defines for a role that stays unusable; None: a failed role unscores the item."""
@@ -169,6 +173,14 @@ class JudgeRegistry:
                 seen.setdefault(role)
         return tuple(seen)
 
+    def answer_tokens(self) -> dict[str, int]:
+        """``{role: tokens}`` over every judge (a role two judges share gets the larger of their limits)."""
+        limits: dict[str, int] = {}
+        for judge in self:
+            for role, tokens in judge.answer_tokens:
+                limits[role] = max(tokens, limits.get(role, 0))
+        return limits
+
     def role_groups(self) -> dict[str, str]:
         """``{role: group}`` over every judge."""
         return {role: group for judge in self for role, group in judge.role_groups}
@@ -184,20 +196,27 @@ JUDGES = JudgeRegistry([
           roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
                  "debate_judge", "judge"),
           role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
+          answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
+                         ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
           fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.fixed_demos:MMAD_DEMOS",
           options=("--preset", "--strategy", "--rounds", "--topic", "--demos")),
     Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
+          answer_tokens=(("gemba", 512),),
           labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
     Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
+          answer_tokens=(("eaprompt", 768),),
           labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
           settings=Settings(f"{_MQM}.esa:ESAConfig", "esa", ablation_only=True), roles=("evaluator", "scorer"),
+          answer_tokens=(("evaluator", 512), ("scorer", 128)),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
           settings=Settings(f"{_MQM}.ape:APEConfig", "ape", ablation_only=True),
-          roles=("evaluator", "post_editor", "verifier"), fallbacks=f"{_MQM}.ape:FALLBACK",
+          roles=("evaluator", "post_editor", "verifier"),
+          answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)), fallbacks=f"{_MQM}.ape:FALLBACK",
           labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
-    Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True),
+    Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
+          answer_tokens=(("equivalence judge", 512),)),
 ])
 """The shipped judges."""
 

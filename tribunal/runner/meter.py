@@ -30,7 +30,9 @@ class UsageMeter(BaseCallback, CallObserver):
     """Calls (answered by the provider, served by the response cache, failed) and tokens of one item,
     by ``stage`` and ``stage/role``; tokens also by model (for the price). Re-asks of unusable answers
     (:mod:`tribunal.programs.answers.reask`) are calls too, also counted apart: ``reasks`` by stage and
-    role, ``reask_kinds`` by the kind of answer re-asked about (refusal, unparseable, invalid, truncated).
+    role, ``reask_kinds`` by the kind of answer re-asked about (refusal, unparseable, invalid, truncated,
+    runaway). ``runaways`` counts, by stage and role, the answers cut while repeating themselves
+    (:mod:`tribunal.programs.answers.runaway`), the last one included when it is not re-asked.
 
     A call is *cached* when it ended without DSPy reporting provider usage for it: DSPy calls the
     usage tracker once for every answer that came from the provider and never for a cache hit.
@@ -45,6 +47,7 @@ class UsageMeter(BaseCallback, CallObserver):
         self.cached: Counter[str] = Counter()
         self.reasks: Counter[str] = Counter()
         self.reask_kinds: Counter[str] = Counter()
+        self.runaways: Counter[str] = Counter()
         self.prompt_tokens: Counter[str] = Counter()
         self.completion_tokens: Counter[str] = Counter()
         self.model_prompt_tokens: Counter[str] = Counter()
@@ -59,6 +62,11 @@ class UsageMeter(BaseCallback, CallObserver):
     def lm_ended(self, call_id: str, exception: BaseException | None) -> None:
         """A reported LM call ended: as DSPy's ``on_lm_end``."""
         self.on_lm_end(call_id, None, exception)
+
+    def runaway(self) -> None:
+        """A runaway answer (:mod:`tribunal.programs.call_observers`), counted by stage and role."""
+        with self._lock:
+            self.runaways.update(self._keys())
 
     def _keys(self) -> tuple[str, str]:
         stage, role = current_call()
@@ -100,6 +108,7 @@ class UsageMeter(BaseCallback, CallObserver):
         with self._lock:
             return {"calls": dict(self.calls), "failed": dict(self.failed), "cached": dict(self.cached),
                     "reasks": dict(self.reasks), "reask_kinds": dict(self.reask_kinds),
+                    "runaways": dict(self.runaways),
                     "prompt_tokens": dict(self.prompt_tokens), "completion_tokens": dict(self.completion_tokens),
                     "model_prompt_tokens": dict(self.model_prompt_tokens),
                     "model_completion_tokens": dict(self.model_completion_tokens)}
