@@ -121,3 +121,4 @@ def test_summary_json_read_back_renders_what_the_terminal_showed(tmp_path, monke
     shown = result.output.splitlines()
     start = next(i for i, text in enumerate(shown) if text.startswith("items:"))
     assert shown[start:start + len(rendered)] == rendered
+

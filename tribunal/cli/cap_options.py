@@ -58,8 +58,9 @@ def make_cap(max_cost: float | None, max_calls: int | None, batch: bool = False,
     return SpendingCap(max_cost=max_cost, max_calls=max_calls, batch=batch, resume=resume_command(ctx))
 
 
-def cap_lines(status: Any) -> list[str]:
-    """The summary's lines about a cap (a :class:`~tribunal.core.run_summary.CapStatus`; none without one)."""
+def cap_lines(status: Any, left: str | None = None) -> list[str]:
+    """The summary's lines about a cap (a :class:`~tribunal.core.run_summary.CapStatus`; none without one);
+    ``left``: what the stop left undone, in words (default: the items left)."""
     if status is None:
         return []
     limits = []
@@ -72,8 +73,9 @@ def cap_lines(status: Any) -> list[str]:
         limits.append(f"{status.calls_sent} calls sent")
     lines = ["spending cap: " + "; ".join(limits)]
     if status.stopped_by:
-        lines.append(f"  stopped by {status.stopped_by}: {status.items_left} items left (not judged, nothing of "
-                     "them journaled); the calls in flight finished and are kept")
+        left = left or (f"{status.items_left} items left (not judged, nothing of them journaled); the calls in "
+                        "flight finished and are kept")
+        lines.append(f"  stopped by {status.stopped_by}: {left}")
         lines.append(f"  resume (finished items are not asked again; the calls of the items cut short come from "
                      f"the response cache): {status.resume}")
     return lines

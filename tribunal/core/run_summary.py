@@ -11,10 +11,12 @@ over one system) are ``null``, never ``NaN``, so the file is strict JSON.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 SUMMARY_FORMAT = "tribunal.run-summary/1"
 SUMMARY_FILE = "summary.json"
@@ -138,3 +140,28 @@ def role_usage(usage: dict[str, dict[str, int]]) -> dict[str, RoleUsage]:
                             reasks=get("reasks", role), runaways=get("runaways", role),
                             prompt_tokens=get("prompt_tokens", role), completion_tokens=get("completion_tokens", role))
             for role in roles}
+
+
+class NotARunSummary(ValueError):
+    """A file that is not a run summary; ``str(err)`` names it."""
+
+
+def read_run_summary(path: str | Path) -> RunSummary:
+    """The :class:`RunSummary` of a ``summary.json``, or of the output folder that holds one.
+
+    As inspect_ai's ``read_eval_log``: the typed object, not a dict. A file that is not a run
+    summary raises :class:`NotARunSummary` naming the file; a missing one, ``FileNotFoundError``.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / SUMMARY_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as err:
+        raise NotARunSummary(f"{path}: not JSON ({err})") from None
+    try:
+        return RunSummary.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        raise NotARunSummary(f"{path}: not a run summary ({where}: {first['msg']})") from None
