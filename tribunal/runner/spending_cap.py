@@ -6,8 +6,9 @@ prompt tokens (estimated from the prompt's text: four ASCII characters or one ot
 token) at the input price plus its ``max_tokens`` at the completion price (LiteLLM's price table,
 :mod:`tribunal.programs.pricing`). The request is refused with
 :class:`~tribunal.errors.SpendingCapReached` when what was spent plus what the requests in flight
-have reserved plus its own reservation would pass ``--max-cost``, or when the calls sent and in
-flight already make ``--max-calls``; from then on the run admits no new item
+have reserved plus its own reservation would pass ``--max-cost`` (while other requests are in
+flight it first waits for them to settle, as their usage is usually far below their reservation),
+or when the calls sent and in flight already make ``--max-calls``; from then on the run admits no new item
 (:meth:`SpendingCap.admitting`). The requests in flight finish and are paid for at their provider
 usage. A request DSPy's response cache answers is free: it passes without a reservation, so a
 resumed run replays the finished calls of the items a cap cut short at no cost.
@@ -82,7 +83,7 @@ class SpendingCap:
                  resume: str | None = None):
         self.max_cost, self.max_calls, self.batch = max_cost, max_calls, batch
         self.resume = resume  # the command that resumes the run, for its summary
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self.spent = 0.0
         self.reserved = 0.0
         self.sent = 0
@@ -135,14 +136,19 @@ class SpendingCap:
             rates = token_rates(lm.model, self.batch) or (0.0, 0.0)
             usd = prompt_token_estimate(_prompt_text(call)) * rates[0] + _completion_limit(lm, call) * rates[1]
         with self._lock:
-            if self.max_calls is not None and self.sent + self.in_flight >= self.max_calls:
-                self.stopped_by = self.stopped_by or f"--max-calls {self.max_calls}"
-            elif self.max_cost is not None and self.spent + self.reserved + usd > self.max_cost:
-                self.stopped_by = self.stopped_by or f"--max-cost {self.max_cost:g}"
-            else:
-                self.reserved += usd
-                self.in_flight += 1
-                return Reservation(lm.model, usd)
+            while True:
+                if self.max_calls is not None and self.sent + self.in_flight >= self.max_calls:
+                    self.stopped_by = self.stopped_by or f"--max-calls {self.max_calls}"
+                elif self.max_cost is not None and self.spent + self.reserved + usd > self.max_cost:
+                    if self.in_flight and self.stopped_by is None:  # their usage may free room: wait for them
+                        self._lock.wait()
+                        continue
+                    self.stopped_by = self.stopped_by or f"--max-cost {self.max_cost:g}"
+                else:
+                    self.reserved += usd
+                    self.in_flight += 1
+                    return Reservation(lm.model, usd)
+                break
             stopped = self.stopped_by
         raise SpendingCapReached(f"{stopped}: this call could pass the cap; the run admits no new item")
 
@@ -158,6 +164,7 @@ class SpendingCap:
             self.in_flight -= 1
             self.sent += 1
             self.spent += cost
+            self._lock.notify_all()
 
     def left(self) -> tuple[float | None, int | None]:
         """Dollars and calls left under the caps (None for a cap not set)."""
