@@ -14,16 +14,19 @@ import io
 import json
 import tempfile
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tribunal.errors import UserError
+from tribunal.errors import SpendingCapReached, UserError
+from tribunal.eval.mt.run_summary import cap_status
 from tribunal.eval.tracking.run_signatures import OptimizeSignature
 from tribunal.optimizers.dev_eval import DevScore, evaluate_program
 from tribunal.optimizers.dev_reliability import MAX_UNSCORED_SHARE, SLACK, unreliable, unscored_rule
+from tribunal.optimizers.metric_base import unscored
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
 from tribunal.optimizers.mt_metric import MQMMetric
 from tribunal.optimizers.objective_report import ObjectiveScores
@@ -94,6 +97,10 @@ class OptimizeResult:
     rejected: DevScore | None = None
     """The tuned program's dev score when it was too often unusable and the untuned one was kept."""
     rejected_reason: str | None = None
+    stopped_by: str | None = None
+    """The spending cap that stopped the optimizer (the export is then the best candidate scored before it)."""
+    cap: Any = None
+    """What the cap allowed and left (:class:`~tribunal.core.run_summary.CapStatus`), with a cap."""
 
 
 def _setting(value: Any) -> str:
@@ -154,13 +161,18 @@ def _stage(progress: Callable[[str, int, int | None], Any] | None, label: str,
 
 
 def run_optimize(request: OptimizeRequest, tracking: Any,
-                 progress: Callable[[str, int, int | None], Any] | None = None) -> OptimizeResult:
+                 progress: Callable[[str, int, int | None], Any] | None = None, cap: Any = None) -> OptimizeResult:
     """Run the whole job; user errors are raised before any LM call or run is made.
 
     ``progress(label, done, total)`` follows the dev evaluations and the optimizer's trials.
+    ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`) bounds every call of the job, over
+    all trials: once it refuses one, the optimizer's result is the best candidate it scored in full
+    before that (:mod:`tribunal.optimizers.best_so_far`; the untuned program if none), scored on dev
+    from the response cache, exported and logged as usual, and ``stopped_by`` says so.
     """
     import dspy  # heavy: dspy
 
+    from tribunal.optimizers.best_so_far import BestSoFar  # heavy: pulls in dspy
     from tribunal.optimizers.labelled_demos import labeler_for  # heavy: pulls in dspy
     from tribunal.optimizers.lm_calls import LMCallCounter  # heavy: pulls in dspy
     from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates  # heavy: pulls in dspy
@@ -187,6 +199,12 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
                          limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
     from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
 
+    if cap is not None:
+        if not request.cache:
+            raise UserError("--max-cost / --max-calls: optimize needs the response cache (the best program found "
+                            "before the cap is scored on dev from it); drop --no-cache")
+        cap.check_models(m for m in lms.models.values() if m)
+        cap.attach([lms.task, lms.teacher, lms.prompt])
     set_reasks(lms.task, request.reasks)
     set_reasks(lms.teacher, request.reasks)
     budget = request.budget or spec.default_budget
@@ -217,9 +235,13 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     with tracked_run(tracking, name, params, tags={"tribunal.command": "optimize"}, signature=sig) as run:
         log_training_inputs(run, train=train, dev=dev)
         counter = LMCallCounter()
-        with dspy.context(lm=lms.task, callbacks=[counter]):
-            untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
-                                       _stage(progress, "dev set, untuned", len(dev.examples)))
+        try:
+            with dspy.context(lm=lms.task, callbacks=[counter]):
+                untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
+                                           _stage(progress, "dev set, untuned", len(dev.examples)))
+        except SpendingCapReached as err:
+            raise SpendingCapReached(f"{err}: stopped in the untuned dev evaluation, before any trial; "
+                                     "nothing exported") from None
 
         scores = {"untuned": score_both(objective, untuned.predictions, dev.examples, request.seed)}
         _log_scores(run, untuned, "untuned", scores["untuned"])
@@ -229,8 +251,18 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
 
         trials = TrialLogger(run, on_trial=_stage(progress, f"{spec.name} trials", None))
         log = io.StringIO()
-        with dspy.context(lm=lms.task, callbacks=[trials, counter]), contextlib.redirect_stdout(log):
-            compiled = run_plan(configured, resolved.program, train.examples, request.seed)
+        best = BestSoFar(cap) if cap is not None else None
+        try:
+            with dspy.context(lm=lms.task, callbacks=[trials, counter, *([best] if best else [])]), \
+                    contextlib.redirect_stdout(log):
+                compiled = run_plan(configured, resolved.program, train.examples, request.seed)
+        except Exception:  # noqa: BLE001 - only a cap's stop is kept (its best candidate); anything else propagates
+            if cap is None or cap.stopped_by is None:
+                raise
+            compiled = None
+        stopped = cap.stopped_by if cap is not None else None
+        if stopped:  # the optimizer's own choice saw refused calls as failures: the best full trial instead
+            compiled = best.program if best.program is not None else resolved.program
         run.log_text(log.getvalue() or "(no output)\n", "optimizer.log")
         log_posthoc_candidates(trials, compiled)
 
@@ -242,13 +274,14 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
             trials.log(candidate_summary(finalist.program), finalist.objective, len(dev.examples),
                        source=f"objective:{finalist.source}")
 
-        selection = select_by_objective(compiled, objective, rescore, dev.examples, on_scored=log_finalist,
-                                        untuned=untuned)
-        compiled = selection.program
+        selection = None
+        if not stopped:  # re-scoring finalists costs calls a stopped run may not make
+            selection = select_by_objective(compiled, objective, rescore, dev.examples, on_scored=log_finalist,
+                                            untuned=untuned)
+            compiled = selection.program
 
-        with dspy.context(lm=lms.task, callbacks=[counter]):
-            tuned = evaluate_program(compiled, dev.examples, metric, request.threads,
-                                     _stage(progress, "dev set, tuned", len(dev.examples)))
+        tuned = rescored_on_dev(compiled, dev.examples, metric, request.threads, lms.task, counter,
+                                _stage(progress, "dev set, tuned", len(dev.examples)))
         candidate, rejected, rejected_reason = compiled, None, unreliable(tuned, untuned)
         if rejected_reason is not None:  # too often unusable: not exported, the untuned program stands
             rejected, compiled, tuned = tuned, resolved.program, untuned
@@ -263,19 +296,26 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         run.set_tags({"tribunal.objective": objective.name})
         if not trials.trials:  # single-candidate optimizers: the compiled program is the trial
             trials.log(candidate_summary(candidate), (rejected or tuned).score, len(dev.examples), source="compiled")
+        if cap is not None:
+            run.log_metrics({"cap.spent_usd": cap.spent, "cap.calls_sent": float(cap.sent)})
+            if stopped:
+                run.set_tags({"tribunal.stopped_by": stopped})
         run.log_metrics({"dev_improvement": tuned.score - untuned.score,
                          "dev_objective_improvement": scores["tuned"].objective.value
                          - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
                          "optimizer_metric_calls": float(metric.calls),
                          "optimizer_unscored": float(metric.unscored_count), **counter.metrics()})
 
+        status = cap_status(cap, 1 if stopped else 0)  # left: the optimizer's own search, cut short
         metadata = {"optimizer": spec.name, "budget": budget, "knobs": configured.knobs, "metric": metric.name,
                     "objective": objective.name, "dev_objective": scores["tuned"].objective.value,
                     "dev_objective_untuned": scores["untuned"].objective.value, "dev_objective_report": report,
                     "dev_score": tuned.score, "dev_score_untuned": untuned.score, "dev_unscored": tuned.unscored,
                     "dev_degraded": tuned.degraded, "dev_unscored_untuned": untuned.unscored,
                     "dev_data": dev.label, "train_data": train.label, "train_data_hash": train.hash,
-                    "seed": request.seed, "run_id": run.run_id, "signature": sig,
+                    "seed": request.seed, "run_id": run.run_id, "signature": sig, "stopped_by": stopped,
+                    "best_trial_score": best.score if best is not None else None,
+                    "cap": status.model_dump() if status is not None else None,
                     "lms": {k: v for k, v in (lms.models or {}).items() if v}}
         document = export_document(compiled, resolved.name, resolved.config, metadata)
         write_export(document, out)
@@ -289,4 +329,18 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         log_tuned_prompts(run, compiled, resolved.name, document)
     return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
                           skipped={"train": train.skipped, "dev": dev.skipped}, objective=objective.name, scores=scores,
-                          selection=selection, rejected=rejected, rejected_reason=rejected_reason)
+                          selection=selection, rejected=rejected, rejected_reason=rejected_reason,
+                          stopped_by=stopped, cap=status)
+
+
+def rescored_on_dev(program: Any, examples: list[Any], metric: Any, threads: int, lm: Any, counter: Any,
+                    on_item: Callable[[], None]) -> DevScore:
+    """``program``'s dev score; under a cap that stopped, a call the cache cannot answer unscores its item."""
+    import dspy  # heavy: dspy
+
+    try:
+        with dspy.context(lm=lm, callbacks=[counter]):
+            return evaluate_program(program, examples, metric, threads, on_item)
+    except SpendingCapReached:
+        return DevScore([unscored("not scored: the spending cap was reached")] * len(examples),
+                        Counter({"not scored: the spending cap was reached": len(examples)}), [None] * len(examples))

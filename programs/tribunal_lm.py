@@ -12,7 +12,8 @@ additions that only its own calls see:
 - a read timeout's message names tribunal's option (:mod:`tribunal.programs.timeout_hint`);
 - under a runner's scheduler, the call slot of the predictor call is held around the request alone
   (:func:`tribunal.core.scheduling.request_slot`): DSPy's prompt building and parsing are done
-  outside it, so a slot is busy only while its request is out.
+  outside it, so a slot is busy only while its request is out;
+- a capped run's request passes its spending gate once its slot is held (:mod:`tribunal.core.spending_gate`).
 
 DSPy warns once per LM that a ``rollout_id`` "has no effect" at temperature 0. tribunal's re-asks
 set one on purpose (it keeps a re-ask out of the cache; its request differs anyway), so a
@@ -32,6 +33,7 @@ from dspy.clients._deprecation import warn_openai_messages
 from dspy.clients.execution import aexecute, execute, finalize, prepare
 
 from tribunal.core.scheduling import request_slot
+from tribunal.core.spending_gate import gated
 from tribunal.programs.call_observers import lm_call
 from tribunal.programs.answers.provider_calls import record
 from tribunal.programs.response_cache import keyed_by_endpoint
@@ -66,8 +68,9 @@ class TribunalLM(dspy.LM):
         with lm_call(self):
             try:
                 call = self._prepared(prompt, messages, kwargs, asynchronous=False)
-                with request_slot():
+                with request_slot(), gated(self, call) as settle:
                     result = execute(self, call)
+                    settle(result)
             except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
                 with_timeout_hint(err)
                 raise
@@ -80,8 +83,9 @@ class TribunalLM(dspy.LM):
         with lm_call(self):
             try:
                 call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
-                with request_slot():
+                with request_slot(), gated(self, call) as settle:
                     result = await aexecute(self, call)
+                    settle(result)
             except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
                 with_timeout_hint(err)
                 raise

@@ -16,6 +16,9 @@ EXIT_UNSCORED = 3
 """The run finished, but some items are unscored; the summary says how many and why."""
 EXIT_BUSY = 4
 """Another tribunal run holds the output folder."""
+EXIT_CAPPED = 5
+"""A spending cap (``--max-cost``, ``--max-calls``) stopped the run: finished items are kept; the summary
+says what was spent, what is left and the command that resumes."""
 EXIT_INTERRUPTED = 130
 """Stopped by SIGINT (Ctrl-C): finished items are kept; the same command resumes."""
 
@@ -38,6 +41,16 @@ class FolderBusy(TribunalError):
     """Another run holds the advisory lock on the output folder."""
 
     exit_code = EXIT_BUSY
+
+
+class SpendingCapReached(TribunalError):
+    """A call was refused because a spending cap would be passed; the run stops admitting work.
+
+    Raised inside an item (by its LM, :mod:`tribunal.core.spending_gate`): the runner leaves the item
+    unjournaled, so resuming judges it again (its finished calls come from the response cache).
+    """
+
+    exit_code = EXIT_CAPPED
 
 
 class Interrupted(TribunalError):

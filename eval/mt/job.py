@@ -7,9 +7,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-import json
 
-from tribunal.errors import Interrupted
+from tribunal.errors import Interrupted, UserError
+from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.eval.mt.run_summary import mt_run_summary
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.eval.data.folder_lock import folder_lock
@@ -44,6 +45,7 @@ class EvaluationResult:
     scores: tuple = ((), ())  # (judge, human) MQM of the covered rated cells
     debates: dict = field(default_factory=dict)  # per-round debate statistics
     ceiling: Any = None  # agreement with several raters on the judged cells (eval.mt.ceiling), when the data has them
+    run_summary: Any = None  # the typed summary (tribunal.core.run_summary.RunSummary), as summary.json holds it
 
 
 def _marks_spans(config: EvaluateConfig) -> bool:
@@ -71,8 +73,12 @@ def _out_locked(run: Callable[..., EvaluationResult]) -> Callable[..., Evaluatio
 @_out_locked
 def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: Any = None,
                    progress: Callable[[int, int], Any] | None = None,
-                   trace_sample: float | None = None) -> EvaluationResult:
+                   trace_sample: float | None = None, cap: Any = None) -> EvaluationResult:
     """Judge, write the outputs, meta-evaluate the covered cells and log the run.
+
+    ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`): the run stops admitting items
+    before its calls could pass ``--max-cost`` / ``--max-calls``; the items it left are judged by a
+    rerun (``summary.json`` and :attr:`EvaluationResult.run_summary` say so).
 
     ``progress(done, total)`` is called after each item; ``engine`` replaces the HTTP engine (tests).
     Ctrl-C ends the run with :class:`~tribunal.errors.Interrupted` once the items in flight are
@@ -90,6 +96,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
 
     if config.data is None:
         raise ValueError("no data folder given")
+    if cap is not None and cap.active:
+        check_cap(config, cap)
     setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp, cache=ScoreCache.default())  # score and rating files parsed once
     items = select_items(pair, config.systems, config.rated_only, config.limit, config.segment)
@@ -131,10 +139,10 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 program_factory(config)  # bad settings or data fail here, with their own message, before any worker
                 judge_in_processes(config, pending, languages, journal, landed, start_clock)
             elif pending:
-                make_program = program_factory(config, engine)
+                make_program = program_factory(config, engine, cap)
                 start_clock()
                 judge_all(make_program, pending, languages, journal, config.concurrency, landed,
-                          fan_out=config.fan_out, sampling=config.sampling)
+                          fan_out=config.fan_out, sampling=config.sampling, cap=cap)
         except (KeyboardInterrupt, JournalWriteError, LocalServerLost) as err:  # counted once the items in flight landed
             kept = sum(key in journal.results for key in items.items)
             if isinstance(err, LocalServerLost):  # a rerun as it is would crash the same server again
@@ -175,8 +183,19 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
             summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
+        result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
+        paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
+
+
+def check_cap(config: EvaluateConfig, cap: Any) -> None:
+    """Refuse a cap this run could not honour, before any call."""
+    if config.batch.enabled:
+        raise UserError("--max-cost / --max-calls: not with --batch (a batch is priced when it is collected)")
+    if config.processes > 1:
+        raise UserError("--max-cost / --max-calls: not with --processes above 1 (the cap's ledger is one process's)")
+    cap.check_models([config.lm.model, *(own.model for own in config.role_lms.values())])
 
 
 def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: Path,
@@ -227,7 +246,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= tracked or {}
     run.log_params(params)
     run.log_metrics(metrics)
-    run.log_text(json.dumps(summary, indent=2, ensure_ascii=False), "summary.json")
+    run.log_text(result.paths["summary"].read_text(encoding="utf-8"), "summary.json")
     for key in ("seg", "sys", "degraded", "errors", "transcripts", "samples"):
         if key in result.paths:  # no .sys.score for a partial run
             run.log_artifact(result.paths[key], "outputs")

@@ -44,11 +44,12 @@ def _tuned_state(config: EvaluateConfig) -> dict[str, Any] | None:
     return document
 
 
-def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], Any]:
+def program_factory(config: EvaluateConfig, engine: Any = None, cap: Any = None) -> Callable[[], Any]:
     """A function building a fresh program (one per worker thread) with its LMs and demos.
 
     With ``config.program_file`` the tuned export's state (instructions, demos) replaces the
     default demos, after its structure is checked against the program built from ``config``.
+    ``cap``: a spending cap made the gate of every LM (:mod:`tribunal.runner.spending_cap`).
     """
     if engine is None and len(config.router.endpoints) > 1:
         from tribunal.runner.router import RouterEngine, build_router  # read when called: tests patch build_router
@@ -59,6 +60,8 @@ def program_factory(config: EvaluateConfig, engine: Any = None) -> Callable[[], 
     # The relay callback lets the per-item usage meter count these LMs' calls.
     lms = RoleLMs(attach_relay(build_lm(config.lm, engine)),
                   {role: attach_relay(lm) for role, lm in build_role_lms(config.lm, config.role_lms, engine).items()})
+    if cap is not None:
+        cap.attach([lms.default, *lms.roles.values()])
     tuned = _tuned_state(config)  # an export carries its own demos
     plan = config.judge.demo_plan()
     demos: dict[str, list] = {}

@@ -15,6 +15,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Iterable
 
+from tribunal.errors import SpendingCapReached
 from tribunal.runner import interruptible
 from tribunal.runner.collector import steady_collector
 from tribunal.eval.mt.failures import classify_failure
@@ -110,6 +111,7 @@ def judge_all(
     on_result: Callable[[ItemResult], None] | None = None,
     fan_out: bool = True,
     sampling: Any = None,
+    cap: Any = None,
 ) -> None:
     """Judge every item with at most ``concurrency`` LM calls in flight; each result is journaled as it lands.
 
@@ -121,6 +123,11 @@ def judge_all(
     ``fan_out`` runs an item's independent calls (M-MAD's stage-1 agents, its debates of different
     dimensions, the two debaters of a round) concurrently, within the same slots. ``sampling``: K
     judgments per item (:func:`judge_item`).
+
+    ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`, its gate on the program's LMs):
+    once it stops admitting, no new item starts; an item whose call it refused is left unjournaled
+    (a resumed run judges it, its finished calls from the response cache) and the items in flight
+    finish and are journaled.
     """
     slots = CallSlots(concurrency)
     local = threading.local()
@@ -135,15 +142,18 @@ def judge_all(
             nested = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-nested"))
         scheduler = Scheduler(slots, calls, nested=nested)
 
-        def work(number: int, item: JudgeItem, ticket: Ticket) -> ItemResult:
+        def work(number: int, item: JudgeItem, ticket: Ticket) -> ItemResult | None:
             try:
                 if not hasattr(local, "program"):
                     local.program = make_program()
             except BaseException:
                 ticket.release_unused()
                 raise
-            with scheduled(scheduler, priority=number, ticket=ticket):
-                result = judge_item(local.program, item, languages, sampling)
+            try:
+                with scheduled(scheduler, priority=number, ticket=ticket):
+                    result = judge_item(local.program, item, languages, sampling)
+            except SpendingCapReached:
+                return None  # cut short by the cap: left for the resumed run
             journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
             return result
 
@@ -165,7 +175,7 @@ def judge_all(
                 if finished is admission:
                     slot = admission.result()
                     admission = None
-                    entry = next(pending, None)
+                    entry = next(pending, None) if cap is None or cap.admitting() else None
                     if entry is None:
                         slots.release(slot)
                         exhausted = True
@@ -176,7 +186,7 @@ def judge_all(
                 else:
                     del running[finished]
                     result = finished.result()
-                    if on_result:
+                    if on_result and result is not None:
                         on_result(result)
         except BaseException:
             for future, ticket in running.items():

@@ -148,7 +148,7 @@ def test_optimize_and_demo_take_reasks(tmp_path, capsys, key, monkeypatch):
 
     seen = {}
 
-    def stop(request, settings, progress=None):
+    def stop(request, settings, progress=None, cap=None):
         seen["reasks"] = request.reasks
         raise SystemExit(0)
 

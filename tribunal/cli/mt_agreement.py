@@ -102,6 +102,29 @@ def cell(row, name: str) -> str:
     return f"{text} [{bounds}]"
 
 
+def ceiling_summary_lines(ceiling: dict) -> list[str]:
+    """:func:`ceiling_lines` from the summary's ``human_ceiling`` (:func:`tribunal.eval.mt.ceiling.ceiling_summary`)."""
+    def summary_cell(side: dict | None) -> str:
+        if not side:
+            return "n/a"
+        text = number(side.get("value"), side.get("why_undefined") or "undefined")
+        if text.startswith("n/a"):
+            return text
+        low, high = side.get("interval") or (None, None)
+        bounds = "n/a" if low is None or high is None else f"{low:.{DECIMALS}f}, {high:.{DECIMALS}f}"
+        return f"{text} [{bounds}]"
+
+    statistics = [k for k in ceiling if k not in ("items", "raters", "samples", "seed")]
+    lines = [f"human ceiling: {len(ceiling['raters'])} raters on the {ceiling['items']} judged items two or more of "
+             f"them rated (95% bootstrap intervals, {ceiling['samples']} draws over items, seed {ceiling['seed']}; "
+             "`tribunal mt agreement --judge OUT` shows every pair):"]
+    for name in statistics:
+        sides = ceiling[name]
+        lines.append(f"  {name}: raters' mean pairwise {summary_cell(sides.get('raters'))}, judge's mean "
+                     f"{summary_cell(sides.get('judge'))}, share {summary_cell(sides.get('share'))}")
+    return lines
+
+
 def print_agreement(console, result, prefix: str = "") -> None:
     """The agreement table, fitted to the console, under a title that says how it was computed."""
     from tribunal.cli.tables import Column, WideTable, print_wide  # startup: kept out of `tribunal --help`

@@ -16,10 +16,11 @@ from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption, check_timeout
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.core.judges import JUDGES
-from tribunal.errors import EXIT_UNSCORED
+from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 from tribunal.cli.common import tracking_settings
 from tribunal.cli.lm_options import independent_repeats_notice
-from tribunal.cli.mt_agreement import ceiling_lines
+from tribunal.cli.mt_agreement import ceiling_summary_lines
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
 from tribunal.programs.local_models import server_deaths
 
 # Options only one judge takes (its registry entry's ``options``); the others refuse them.
@@ -35,6 +36,7 @@ EPILOG = examples(
 
 
 def evaluate(
+    ctx: typer.Context,
     lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en. Required (here or as lp in --config)."),
     lm: Optional[str] = typer.Option(None, "--lm", help="LiteLLM model name of every role without a --role-lm, e.g. "
                                      "openai/gpt-4o-mini. Required (here or as lm.model in --config)."),
@@ -57,6 +59,8 @@ def evaluate(
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -140,8 +144,13 @@ def evaluate(
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
     _sampling_notice(settings)
-    result = run_and_report(settings, tracking_settings(tracking_uri, no_track, experiment), trace_sample=trace_sample)
+    cap = make_cap(max_cost, max_calls, batch=settings.batch.enabled, ctx=ctx)
+    result = run_and_report(settings, tracking_settings(tracking_uri, no_track, experiment), trace_sample=trace_sample,
+                            cap=cap)
     summary = result.summary
+    if result.run_summary.stopped_by:
+        line(make_console(), f"stopped by {result.run_summary.stopped_by} (exit status {EXIT_CAPPED})")
+        raise typer.Exit(EXIT_CAPPED)
     if summary["scored"] < summary["items"]:
         line(make_console(), f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
                              f"(exit status {EXIT_UNSCORED})")
@@ -174,7 +183,7 @@ def _sampling_notice(settings) -> None:
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
 
 
-def run_and_report(settings, tracking, engine=None, trace_sample=None):
+def run_and_report(settings, tracking, engine=None, trace_sample=None, cap=None):
     """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
     from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
     from tribunal.core.service import run  # startup: kept out of `tribunal --help`
@@ -184,10 +193,10 @@ def run_and_report(settings, tracking, engine=None, trace_sample=None):
     with progress_bars() as report:
         try:
             result = run(settings, tracking, engine, progress=lambda done, total: report(label, done, total),
-                         trace_sample=trace_sample)
+                         trace_sample=trace_sample, cap=cap)
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
-    print_summary(make_console(), result)
+    print_summary(make_console(), result.run_summary)
     return result
 
 
@@ -259,13 +268,18 @@ def runaways_line(s: dict) -> str:
             f"{s['lm_runaways']}" + (f" ({roles})" if roles else ""))
 
 
-def print_summary(console, result) -> None:
-    """The run's summary: items, calls, spend, agreement with the humans, files, signature."""
-    s = result.summary
+def print_summary(console, summary) -> None:
+    """The run's summary: items, calls, spend, agreement with the humans, files, signature.
+
+    Rendered from the :class:`~tribunal.core.run_summary.RunSummary` alone (what ``summary.json`` holds),
+    so the file read back renders the same text.
+    """
+    s, meta, spans_eval = summary.details, summary.meta, summary.spans
     say = lambda text: line(console, text)  # noqa: E731
     degraded = f" (of which {s['degraded']} degraded)" if s.get("degraded") else ""
+    left = f", left {summary.items.left} (stopped by {summary.stopped_by})" if summary.items.left else ""
     say(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
-        f"scored {s['scored']}{degraded}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}")
+        f"scored {s['scored']}{degraded}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}{left}")
     if s.get("degraded"):
         roles = ", ".join(f"{n} x {role}" for role, n in sorted(s["degraded_by_role"].items()))
         left = "left out of the scores and the tables (--degraded exclude)" if s.get("degraded_excluded") else \
@@ -293,36 +307,38 @@ def print_summary(console, result) -> None:
     if s.get("lm_runaways"):
         say(runaways_line(s))
     say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
+    for text in cap_lines(summary.cap):
+        say(text)
     spans = s.get("spans", {})
     if spans.get("translation") or spans.get("source"):
         say(f"error spans the judge marked in the {s['scored']} scored items: " + span_sides(spans))
-    if result.meta:
-        reasons = meta_reasons(result.meta)
-        say(f"against the human MQM scores ({count(result.meta.get('covered_cells'))} rated cells of "
-            f"{count(result.meta.get('covered_systems'))} systems):")
+    if meta:
+        reasons = meta_reasons(meta)
+        say(f"against the human MQM scores ({count(meta.get('covered_cells'))} rated cells of "
+            f"{count(meta.get('covered_systems'))} systems):")
         for key in META_KEYS:
-            if key in result.meta:
-                say(f"  {key}: {number(result.meta[key], reasons[key])}")
-    if result.spans:
-        reasons = span_reasons(result.spans)
-        sp = result.spans
+            if key in meta:
+                say(f"  {key}: {number(meta[key], reasons[key])}")
+    if spans_eval:
+        reasons = span_reasons(spans_eval)
+        sp = spans_eval
         sides = {k[len("judge_spans_"):]: int(v) for k, v in sp.items() if k.startswith("judge_spans_")}
         marked = f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: {span_sides(sides)}"
         say(f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
             f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
             "rater spans):")
         for key in SPAN_KEYS:
-            if key in result.spans:
-                say(f"  span {key}: {number(result.spans[key], reasons.get(key))}{SPAN_LABELS.get(key, '')}")
-        per_rater = {k.rsplit(".", 1)[0]: v for k, v in result.spans.items() if k.endswith(".mpp_f")}
+            if key in spans_eval:
+                say(f"  span {key}: {number(spans_eval[key], reasons.get(key))}{SPAN_LABELS.get(key, '')}")
+        per_rater = {k.rsplit(".", 1)[0]: v for k, v in spans_eval.items() if k.endswith(".mpp_f")}
         if len(per_rater) > 1:
             say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
-    if getattr(result, "ceiling", None) is not None:  # several raters scored some judged cells
-
-        for text in ceiling_lines(result.ceiling):
+    if s.get("human_ceiling"):  # several raters scored some judged cells
+        for text in ceiling_summary_lines(s["human_ceiling"]):
             say(text)
-    say(f"outputs: {result.paths['seg'].parent}, {result.paths['errors']}, {result.paths['transcripts']}"
-        + (f", {result.paths['samples']}" if "samples" in result.paths else ""))
+    paths = summary.outputs
+    say(f"outputs: {s['outputs_folder']}, {paths['errors']}, {paths['transcripts']}"
+        + (f", {paths['samples']}" if "samples" in paths else ""))
     if s.get("system_scores_gap"):
         say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
             "test set only")
@@ -334,6 +350,6 @@ def print_summary(console, result) -> None:
             f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
             f"{b['output_tokens']} out: {spend}")
     say(f"wall time: {seconds(s['wall_seconds'])}")
-    say(f"signature: {result.signature}")
-    if result.run_id:
-        say(f"MLflow run {result.run_id}")
+    say(f"signature: {summary.signature}")
+    if summary.mlflow_run_id:
+        say(f"MLflow run {summary.mlflow_run_id}")

@@ -17,7 +17,8 @@ from tribunal.cli.numbers import number
 from tribunal.core.judges import JUDGES
 from tribunal.optimizers.dev_reliability import unscored_rule
 from tribunal.optimizers.registry import OPTIMIZERS
-from tribunal.errors import UserError
+from tribunal.errors import EXIT_CAPPED, UserError
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
 
 OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
     f"{name} ({spec.dspy_name})" for name, spec in OPTIMIZERS.items()) + "."
@@ -51,6 +52,7 @@ def register(app: typer.Typer) -> None:
 
 
 def optimize(
+    ctx: typer.Context,
     program: str = typer.Option(..., "--program", metavar="NAME|FILE",
                                 help=f"A registered program ({', '.join(JUDGES.names())}) "
                                      "or an exported .json file to tune further."),
@@ -76,6 +78,8 @@ def optimize(
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     out: Optional[Path] = typer.Option(
         None, "--out", metavar="FILE", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
     tracking_uri: Optional[str] = TrackingUri,
@@ -107,7 +111,7 @@ def optimize(
         raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
     settings = tracking_settings(tracking_uri, no_track, experiment)
     with progress_bars() as report:
-        result = run_optimize(request, settings, progress=report)
+        result = run_optimize(request, settings, progress=report, cap=make_cap(max_cost, max_calls, ctx=ctx))
     console = make_console()
     line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
@@ -131,3 +135,9 @@ def optimize(
         line(console, f"model: {result.model.uri}  (mlflow.pyfunc.load_model; the LM comes from params or TRIBUNAL_LM)")
     if result.run_id:
         line(console, f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")
+    for text in cap_lines(result.cap, "the optimizer's search was cut short"):
+        line(console, text)
+    if result.stopped_by:
+        line(console, f"stopped by {result.stopped_by}: the program above is the best candidate scored in full "
+                      f"before it (exit status {EXIT_CAPPED})")
+        raise typer.Exit(EXIT_CAPPED)

@@ -140,9 +140,10 @@ def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str],
 
 
 def run(config: Any, tracking: Any, engine: Any = None, progress: Callable[[int, int], Any] | None = None,
-        trace_sample: float | None = None) -> Any:
-    """Judge the config's data, write the run outputs (score files, errors, transcripts, journal),
-    meta-evaluate and track: the ``EvaluationResult`` of ``mt evaluate``."""
+        trace_sample: float | None = None, cap: Any = None) -> Any:
+    """Judge the config's data, write the run outputs (score files, errors, transcripts, journal,
+    summary.json), meta-evaluate and track: the ``EvaluationResult`` of ``mt evaluate``. ``cap``: a
+    spending cap (:class:`tribunal.runner.spending_cap.SpendingCap`) for this run's calls."""
     from tribunal.eval.mt.job import run_evaluation  # heavy: pulls in dspy
 
-    return run_evaluation(config, tracking, engine, progress=progress, trace_sample=trace_sample)
+    return run_evaluation(config, tracking, engine, progress=progress, trace_sample=trace_sample, cap=cap)
