@@ -12,7 +12,9 @@ judged three times through the job API that ``tribunal mt evaluate`` runs (``run
 
 ``--cuts random`` cuts answers at random whatever the token limit (a raised limit does not help);
 ``--faults mixed`` draws 429s, 500s and timeouts as well as the unusable answers (the client's retries,
-``num_retries`` 3 and a 2 s timeout, then handle the transport faults). Each run reports the items scored,
+``num_retries`` 3 and a 2 s timeout, then handle the transport faults). ``--peer http`` draws the faults
+through the tests' HTTP-level injection instead (the loopback server's ``fault`` hook: a seeded draw per
+hit in arrival order, whatever the request, cut answers cut whatever the limit). Each run reports the items scored,
 degraded (a role's fallback stood in, :mod:`tribunal.programs.fallbacks`) and unscored.
 
 Run: TRIBUNAL_DATA=/work/shared/data .venv/bin/python benchmarks/bench_unusable_answers.py --items 60 --lp zh-en
@@ -60,20 +62,27 @@ def measure(args, lp: str, seed: int, folder: Path) -> None:
                             demo_data=data / "mqm-ted", out=folder / f"clean-{lp}-{seed}")
     with loopback_server(synthetic_judge) as (api_base, state):
         clean, clean_hits = judge(config, api_base, state)
-    from tests.support.unusable import MIXED, UNUSABLE
+    from tests.support.unusable import MIXED, UNUSABLE, random_faults
 
-    peer = unusable_answers(args.rate, seed, long_answer=None if args.cuts == "random" else 2048,
-                            kinds_drawn=MIXED if mixed else UNUSABLE)
-    cached = config.model_copy(update={"out": folder / f"unusable-{lp}-{seed}",
+    kinds_drawn = MIXED if mixed else UNUSABLE
+    if args.peer == "http":  # the tests' HTTP-level injection: a seeded draw per hit, whatever the request
+        peer = random_faults(args.rate, seed, kinds_drawn)
+        hooks = {"fault": peer}
+    else:
+        peer = unusable_answers(args.rate, seed, long_answer=None if args.cuts == "random" else 2048,
+                                kinds_drawn=kinds_drawn)
+        hooks = {"bad_answer": peer}
+    cached = config.model_copy(update={"out": folder / f"unusable-{lp}-{seed}-{args.peer}",
                                        "lm": config.lm.model_copy(update={"cache": True})})
-    with private_dspy_cache(folder / f"cache-{lp}-{seed}"), \
-            loopback_server(synthetic_judge, bad_answer=peer, hang=3.0) as (api_base, state):
+    with private_dspy_cache(folder / f"cache-{lp}-{seed}-{args.peer}"), \
+            loopback_server(synthetic_judge, hang=3.0, **hooks) as (api_base, state):
         first, first_hits = judge(cached, api_base, state)
         unusable = sum(peer.kinds.values())
         retried, retry_hits = judge(cached.model_copy(update={"retry_unscored": True}), api_base, state)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(peer.kinds.items()))
     print(f"--- M-MAD ({config.mmad.preset} preset), {first['items']} {lp} items, seed {seed}, "
-          f"{args.rate:.0%} {'mixed faults' if mixed else 'unusable answers'} (cuts: {args.cuts}), "
+          f"{args.rate:.0%} {'mixed faults' if mixed else 'unusable answers'} (peer: {args.peer}, "
+          f"cuts: {'random' if args.peer == 'http' else args.cuts}), "
           f"--reasks {config.lm.reasks}")
     print(f"clean run: {clean_hits} LM calls (server hits), unscored {clean['unscored']}")
     print(f"first run: unusable answers {unusable} of {first_hits} ({unusable / first_hits:.1%}); re-asks "
@@ -98,6 +107,9 @@ def main() -> None:
                         help="long: only answers longer than 2048 tokens are cut; random: cut whatever the limit")
     parser.add_argument("--faults", choices=("unusable", "mixed"), default="unusable",
                         help="mixed: 429, 500 and timeouts drawn beside the unusable answers")
+    parser.add_argument("--peer", choices=("own", "http"), default="own",
+                        help="own: faults drawn per request body (tests/support/unusable.py unusable_answers); http: "
+                             "the tests' HTTP-level injection, a seeded draw per hit in arrival order (random_faults)")
     args = parser.parse_args()
     os.environ.setdefault("OPENAI_API_KEY", "loopback-peer-takes-any-key")
     with tempfile.TemporaryDirectory() as out:

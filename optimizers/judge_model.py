@@ -43,7 +43,7 @@ from tribunal.eval.mt.outputs import locate
 from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.program_source import program_kind
 from tribunal.programs.lm import LMSettings, build_lm
-
+from tribunal.quiet import leaves_filters_as_found
 from tribunal.signatures.mqm.item_fields import MT_ITEM_FIELDS
 
 PROGRAM_ARTIFACT = "program"
@@ -96,6 +96,7 @@ class TunedJudge(mlflow.pyfunc.PythonModel):
         self._built: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
+    @leaves_filters_as_found  # the libraries a first prediction loads add filters on import: not to the caller's
     def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> pd.DataFrame:
         lm = lm_settings(params)
         threads = int((params or {}).get("concurrency") or PARAM_DEFAULTS["concurrency"])

@@ -16,17 +16,23 @@ While a command runs (:func:`command_output`), without ``--verbose``:
 
 With ``--verbose`` the libraries log and warn as they do by default, and their ``print`` output goes
 to stderr (stdout stays tribunal's). Worker processes (``mt evaluate --processes``) apply the same
-policy (:func:`quiet_worker`), told by :data:`VERBOSE_ENV`.
+policy around their body (:func:`worker_output`), told by :data:`VERBOSE_ENV`.
+
+Used as a library (the MLflow scorers, the pyfunc model, the judging service), tribunal applies none of
+this: the caller's streams, logging and warnings filters are theirs (:func:`filters_as_found`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import sys
 import warnings
-from typing import Iterator, TextIO
+from typing import Any, Callable, Iterator, TextIO, TypeVar
+
+T = TypeVar("T")
 
 VERBOSE_ENV = "TRIBUNAL_VERBOSE"
 """Set to ``1`` for worker processes of a ``--verbose`` command (internal)."""
@@ -106,10 +112,34 @@ def command_output(verbose: bool | None = None) -> Iterator[None]:
                 os.environ[VERBOSE_ENV] = previous
 
 
-def quiet_worker() -> None:
-    """The same policy in a worker process, for its whole life (its results travel by queue)."""
-    if os.environ.get(VERBOSE_ENV) == "1":
-        return
-    sys.stdout = sys.stderr = _sink()
-    logging.disable(logging.ERROR)
-    warnings.simplefilter("ignore")
+@contextlib.contextmanager
+def worker_output() -> Iterator[None]:
+    """The same policy in a worker process, around its body (told by :data:`VERBOSE_ENV`; its results
+    travel by queue): put back afterwards, as :func:`command_output` puts it back."""
+    with command_output(verbose=os.environ.get(VERBOSE_ENV) == "1"):
+        yield
+
+
+@contextlib.contextmanager
+def filters_as_found() -> Iterator[None]:
+    """Run tribunal's library code (a scorer's call, the pyfunc model's predict, the judging service) and put
+    the caller's warnings filters back afterwards.
+
+    tribunal itself sets no filter outside a command; but the libraries a call loads first (MLflow,
+    numpy, pandas, scipy, LiteLLM) add filters of their own when imported, which would otherwise stay in
+    the caller's process. Filters the caller sets from another thread meanwhile are not kept either:
+    :func:`warnings.catch_warnings` saves and restores one list for the process.
+    """
+    with warnings.catch_warnings():
+        yield
+
+
+def leaves_filters_as_found(function: Callable[..., T]) -> Callable[..., T]:
+    """``function`` run under :func:`filters_as_found`."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        with filters_as_found():
+            return function(*args, **kwargs)
+
+    return wrapper

@@ -29,20 +29,25 @@ has no judge-vs-human agreement of its own, so :func:`log_agreement` adds it to 
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any, Literal
 
-from mlflow.entities import Feedback
-from mlflow.genai.scorers import Scorer
 from pydantic import PrivateAttr
-import mlflow
 
-from tribunal.core.hypothesis import Hypothesis
-from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
-from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement as log_to_run
-from tribunal.eval.tracking.mlflow_run import Run
-from tribunal.programs.lm import LMSettings, build_lm
-from tribunal.core.judges import JUDGES, MTJudgeName
-from tribunal.core.service import JobRequest, NoSettings, configure, judge_factory
+from tribunal.quiet import leaves_filters_as_found
+
+with warnings.catch_warnings():  # MLflow, numpy, pandas and scipy add filters on import: not to the caller's process
+    from mlflow.entities import Feedback
+    from mlflow.genai.scorers import Scorer
+    import mlflow
+
+    from tribunal.core.hypothesis import Hypothesis
+    from tribunal.eval.meta.judge_human import MQM_BANDS, mqm_band
+    from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement as log_to_run
+    from tribunal.eval.tracking.mlflow_run import Run
+    from tribunal.programs.lm import LMSettings, build_lm
+    from tribunal.core.judges import JUDGES, MTJudgeName
+    from tribunal.core.service import JobRequest, NoSettings, configure, judge_factory
 
 MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
 
@@ -61,10 +66,21 @@ def _lm(model: str, api_base: str | None, api_key_env: str | None, cache: bool =
     return build_lm(LMSettings(model=model, api_base=api_base, api_key_env=api_key_env, cache=cache))
 
 
+class _LibraryScorer(Scorer):
+    """A scorer whose calls leave the caller's warnings filters as they found them: MLflow's telemetry
+    around ``__call__`` imports LiteLLM on the first call, and the judge imports what it runs on, each
+    adding filters of its own (:func:`tribunal.quiet.filters_as_found`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)  # MLflow wraps the class's own __call__ with its telemetry first
+        if "__call__" in cls.__dict__:
+            cls.__call__ = leaves_filters_as_found(cls.__dict__["__call__"])
+
+
 SETTING_FIELDS = ("preset", "strategy", "rounds")  # MQMJudge's fields that are a judge's settings (M-MAD's)
 
 
-class MQMJudge(Scorer):
+class MQMJudge(_LibraryScorer):
     """An MT judge as a scorer: feedback = the item's score (see the module docstring).
 
     ``lp`` (e.g. ``zh-en``) picks the few-shot demos as ``mt evaluate --lp`` does; without it the pair
@@ -169,7 +185,7 @@ def _pair(source_lang: str, target_lang: str) -> str | None:
     return f"{src}-{tgt}" if src and tgt else None
 
 
-class EquivalenceJudge(Scorer):
+class EquivalenceJudge(_LibraryScorer):
     """An equivalence rule as a scorer: feedback ``same`` / ``different`` (see the module docstring)."""
 
     name: str = ""

@@ -29,7 +29,7 @@ from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.eval.mt.judging import judge_all
 from tribunal.programs.server_lost import LocalServerLost
-from tribunal.quiet import quiet_worker
+from tribunal.quiet import worker_output
 
 
 def slot_shares(concurrency: int, processes: int) -> list[int]:
@@ -64,7 +64,12 @@ def _items(items: Any, parent: int) -> Iterator[JudgeItem]:
 
 def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any, results: Any, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides how to stop
-    quiet_worker()  # the command's output policy: libraries stay quiet unless --verbose
+    with worker_output():  # the command's output policy: libraries stay quiet unless --verbose
+        _work(config_json, languages, slots, items, results, parent)
+
+
+def _work(config_json: str, languages: dict[str, str], slots: int, items: Any, results: Any, parent: int) -> None:
+    """Build the program, say ready, judge what the queue brings; any failure goes to the parent."""
     try:
         config = EvaluateConfig.model_validate_json(config_json)
         make_program = program_factory(config)
@@ -74,7 +79,6 @@ def _worker(config_json: str, languages: dict[str, str], slots: int, items: Any,
                   sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
-
         if isinstance(err, LocalServerLost):  # the parent stops with the same one line, journal kept
             results.put(("lost", (err.headline, err.log)))
         else:

@@ -10,6 +10,7 @@ error spans) and ``scorer`` (the 0-100 score); MQM-APE's ``evaluator``, ``post_e
 from __future__ import annotations
 
 import contextlib
+import copy
 import contextvars
 from typing import Any, Mapping
 import dspy
@@ -60,6 +61,16 @@ class RoleLMs:
             raise ValueError(f"unknown role(s) {sorted(unknown)}; known roles: {', '.join(known)}")
         self.default = default
         self.roles = dict(roles or {})
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "RoleLMs":
+        """A copied judge (DSPy's ``Module.deepcopy``: ``load_state``, the optimizers) calls the same LMs.
+
+        The LM clients hold connections and locks and cannot be deep-copied; without this DSPy falls back
+        to a shallow copy after a ``logging.warning`` on the root logger, which installs a handler there
+        (``basicConfig``) in the caller's process."""
+        copied = copy.copy(self)
+        copied.roles = dict(self.roles)
+        return copied
 
     def for_role(self, role: str) -> Any:
         return self.roles.get(role) or self.roles.get(JUDGES.role_groups().get(role, "")) or self.default

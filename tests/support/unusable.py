@@ -55,3 +55,27 @@ def unusable_answers(rate: float, seed: int = 0, long_answer: int | None = 2048,
 
     hook.kinds = kinds
     return hook
+
+
+def random_faults(rate: float, seed: int = 0,
+                  kinds_drawn: tuple[str, ...] = MIXED) -> Callable[[int, str, dict[str, Any]], str | None]:
+    """A ``fault`` hook for :func:`tests.support.loopback.loopback_server` (the tests' HTTP-level injection).
+
+    Each hit, in arrival order, draws a fault with probability ``rate`` from a generator seeded with ``seed``,
+    whatever the request: a retry or a re-ask is a fresh draw, the order of arrival under concurrency decides
+    which request gets which fault (as on a shared provider), and a cut answer is cut whatever the token limit
+    (the hook sees no body). ``hook.kinds`` counts the faults given."""
+    import random
+
+    generator = random.Random(seed)
+    kinds: Counter = Counter()
+
+    def hook(number: int, name: str, inputs: dict[str, Any]) -> str | None:
+        if generator.random() >= rate:  # called under the server's lock: one draw per hit, in order
+            return None
+        kind = kinds_drawn[generator.randrange(len(kinds_drawn))]
+        kinds[kind] += 1
+        return kind
+
+    hook.kinds = kinds
+    return hook

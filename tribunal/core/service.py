@@ -12,6 +12,10 @@ values; ``None`` means not given) and ``settings`` (the program's own switches, 
 section its registry entry names). A ``program`` (or ``program_file``) naming an exported file brings
 the export's program, settings and seal: over ``base``, under ``given``.
 
+Called as a library, the service leaves the caller's process as it found it: no ``dspy.configure``
+(LMs travel in ``dspy.context`` and the program's own predictors) and the warnings filters put back
+after each call (:func:`tribunal.quiet.leaves_filters_as_found`).
+
 The service is a layer of its own (see ``ARCHITECTURE.md``): above ``eval`` (the config model, the
 runner), below the optimizers and the app. The config model and the runner pull in DSPy, so each
 function imports them when called: ``import tribunal.core.service`` stays cheap for the CLI's start.
@@ -26,6 +30,7 @@ from typing import Any, Callable, Iterable, Mapping
 from tribunal.core.judges import JUDGES, build_judge
 from tribunal.eval.data.program_export import is_program_file, read_export
 from tribunal.errors import UserError
+from tribunal.quiet import leaves_filters_as_found
 
 __all__ = ["JobRequest", "NoSettings", "build_judge", "configure", "export_fields", "judge_factory", "judge_items",
            "layered", "run"]
@@ -102,6 +107,7 @@ def layered(request: JobRequest) -> dict[str, Any]:
     return merged
 
 
+@leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
 def configure(request: JobRequest | Mapping[str, Any]) -> Any:
     """The run's typed ``EvaluateConfig``; pydantic's ``ValidationError`` for invalid values."""
     from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy
@@ -110,6 +116,7 @@ def configure(request: JobRequest | Mapping[str, Any]) -> Any:
     return EvaluateConfig.model_validate(values)
 
 
+@leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
 def judge_factory(config: Any, engine: Any = None) -> Callable[[], Any]:
     """A function building a fresh judge of ``config`` (LMs, demos, tuned state), as the runner builds it."""
     from tribunal.eval.mt.judge_builder import program_factory  # heavy: pulls in dspy
@@ -127,6 +134,7 @@ class _Collected:
         self.results[result.key] = result
 
 
+@leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
 def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str], make_program: Any = None,
                 threads: int | None = None) -> dict[str, Any]:
     """``{item key: ItemResult}`` for ``items`` (``JudgeItem``) in one language pair, judged as ``mt evaluate``
@@ -139,6 +147,7 @@ def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str],
     return collected.results
 
 
+@leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
 def run(config: Any, tracking: Any, engine: Any = None, progress: Callable[[int, int], Any] | None = None,
         trace_sample: float | None = None, cap: Any = None) -> Any:
     """Judge the config's data, write the run outputs (score files, errors, transcripts, journal,
