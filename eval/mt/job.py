@@ -23,6 +23,8 @@ from tribunal.eval.tracking.mt_run import open_mt_run
 from tribunal.eval.tracking.names import slug
 from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 from tribunal.eval.tracking.signature import text_hash
+from tribunal.eval.tracking.usage_metrics import usage_metrics
+from tribunal.runner.meter import add_summaries
 from tribunal.programs.mqm.demos import LANGUAGES
 from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.programs.server_lost import LocalServerLost
@@ -243,6 +245,8 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
     metrics |= {f"samples.{k}": float(v) for k, v in (summary.get("sampling") or {}).items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    metrics |= usage_metrics(add_summaries([r.usage for r in result.results.values()]), config.lm.model,
+                             {role: own.model for role, own in config.role_lms.items()}, config.batch.enabled)
     metrics |= tracked or {}
     run.log_params(params)
     run.log_metrics(metrics)

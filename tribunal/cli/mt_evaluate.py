@@ -21,6 +21,7 @@ from tribunal.cli.common import tracking_settings
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.cli.mt_agreement import ceiling_summary_lines
 from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
+from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
 from tribunal.programs.local_models import server_deaths
 
 # Options only one judge takes (its registry entry's ``options``); the others refuse them.
@@ -85,6 +86,8 @@ def evaluate(
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
+    estimate: bool = EstimateOption,
+    as_json: bool = JsonOption,
 ) -> None:
     """Judge translations with an LM judge and meta-evaluate it.
 
@@ -143,6 +146,8 @@ def evaluate(
         raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
+    if estimate:
+        return _estimate(settings, tracking_settings(tracking_uri, no_track, experiment), as_json)
     _sampling_notice(settings)
     cap = make_cap(max_cost, max_calls, batch=settings.batch.enabled, ctx=ctx)
     result = run_and_report(settings, tracking_settings(tracking_uri, no_track, experiment), trace_sample=trace_sample,
@@ -155,6 +160,17 @@ def evaluate(
         line(make_console(), f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
                              f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
+
+
+def _estimate(settings, tracking, as_json: bool) -> None:
+    """``--estimate``: the run rehearsed and its cost shown; nothing is sent, no MLflow run is made."""
+    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.eval.estimate.mt_estimate import estimate_evaluation  # startup: kept out of `tribunal --help`
+
+    try:
+        show_estimate(estimate_evaluation(settings, tracking), as_json)
+    except (ValueError, DataFormatError) as err:
+        raise UserError(str(err)) from None
 
 
 def refuse_conflicts(merged: dict, given: dict) -> None:

@@ -47,6 +47,16 @@ class Settings:
 
 
 @dataclass(frozen=True)
+class Calls:
+    """A judge's call structure, as ``--estimate`` reports it (the calls themselves come from rehearsing it)."""
+
+    rule: str
+    """Which calls an item makes, and what their number depends on."""
+    fixed: bool = True
+    """Whether every item makes the same calls whatever the answers (the estimate's range is then one number)."""
+
+
+@dataclass(frozen=True)
 class Judge:
     """One judge, declared once (see the module docstring)."""
 
@@ -84,6 +94,8 @@ class Judge:
     """``mt evaluate`` options only this judge takes (another program refuses them)."""
     default: bool = False
     """The judge of its kind a command runs when none is named."""
+    calls: Calls = Calls("one call per role per item")
+    """Its call structure (``--estimate``)."""
 
     @property
     def title(self) -> str:
@@ -199,24 +211,33 @@ JUDGES = JudgeRegistry([
           answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
                          ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
           fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.fixed_demos:MMAD_DEMOS",
-          options=("--preset", "--strategy", "--rounds", "--topic", "--demos")),
+          options=("--preset", "--strategy", "--rounds", "--topic", "--demos"),
+          calls=Calls("4 dimension agents (1 coupled call without stage 1); a debate for each dimension whose stage-1 "
+                      "errors are debated (paper: a major error or non-translation; lean: any error), each round 2 "
+                      "debater calls plus the consensus check (paper) or until the debaters agree (lean), up to "
+                      "--rounds rounds; the final judge unless its policy skips it (paper: no stage-1 error)",
+                      fixed=False)),
     Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
           answer_tokens=(("gemba", 512),),
-          labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
+          calls=Calls("1 call per item"), labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
     Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
           answer_tokens=(("eaprompt", 768),),
-          labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
+          calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
           settings=Settings(f"{_MQM}.esa:ESAConfig", "esa", ablation_only=True), roles=("evaluator", "scorer"),
           answer_tokens=(("evaluator", 512), ("scorer", 128)),
+          calls=Calls("2 calls per item: the error spans, then the score (1 without the span step)"),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
           settings=Settings(f"{_MQM}.ape:APEConfig", "ape", ablation_only=True),
           roles=("evaluator", "post_editor", "verifier"),
-          answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)), fallbacks=f"{_MQM}.ape:FALLBACK",
+          answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)),
+          calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "
+                      "the high end counts 3 errors an item", fixed=False), fallbacks=f"{_MQM}.ape:FALLBACK",
           labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
-          answer_tokens=(("equivalence judge", 512),)),
+          answer_tokens=(("equivalence judge", 512),),
+          calls=Calls("up to 3 judgments per pair: 2 when the first two agree", fixed=False)),
 ])
 """The shipped judges."""
 
