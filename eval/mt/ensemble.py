@@ -131,4 +131,4 @@ def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSett
         f"sample {s.number}: {' '.join(str(s.error).split())[:120]}" for s in dropped)
     response = next((getattr(s.error, "lm_response", None) for s in dropped if getattr(s.error, "lm_response", None)),
                     None)
-    return TooFewSamples(detail, Failure(label, retryable), response)
+    return TooFewSamples(detail, Failure(label, retryable, all(f.transient for f in failures)), response)

@@ -19,8 +19,13 @@ from tribunal.errors import TribunalError
 
 @dataclass(frozen=True)
 class Failure:
+    """How an item ended unscored: its reason, whether a rerun retries it, whether a fresh ask may not repeat it."""
+
     label: str
     retryable: bool
+    transient: bool = False
+    """An unusable answer after its re-asks or a transport failure after its retries: the run's second
+    pass (:mod:`tribunal.eval.mt.second_pass`) judges the item once more."""
 
 
 class TooFewSamples(Exception):
@@ -44,20 +49,21 @@ def classify_failure(exc: BaseException) -> Failure | None:
     if isinstance(exc, TooFewSamples):  # a sampled ensemble: decided from its samples' own failures
         return exc.failure
     if isinstance(exc, UnusableAnswer):  # refusal, unparseable, invalid or truncated, after the re-asks
-        return Failure(exc.label, False)
-    table = [
-        (BatchRequestFailed, "batch request failed", True),  # failed or expired in every batch it was sent in
-        (dx.AdapterParseError, "unparseable answer", False),
-        (dx.LMRateLimitError, "rate limited (retries exhausted)", True),
-        (dx.LMTimeoutError, "timeout (retries exhausted)", True),
-        (dx.LMServerError, "server error (retries exhausted)", True),
-        (dx.LMTransportError, "connection error (retries exhausted)", True),
-        (dx.LMLockTimeoutError, "credential lock timeout", True),
-        (dx.LMAuthError, "authentication failed", True),
-        (dx.LMBillingError, "billing or quota failed", True),
+        return Failure(exc.label, False, True)
+    table = [  # (exception, label, retryable by a rerun, transient: a fresh ask later may well succeed)
+        (BatchRequestFailed, "batch request failed", True, False),  # failed or expired in every batch it was sent in
+        (dx.AdapterParseError, "unparseable answer", False, True),
+        (dx.LMRateLimitError, "rate limited (retries exhausted)", True, True),
+        (dx.LMTimeoutError, "timeout (retries exhausted)", True, True),
+        (dx.LMServerError, "server error (retries exhausted)", True, True),
+        (dx.LMTransportError, "connection error (retries exhausted)", True, True),
+        (dx.LMLockTimeoutError, "credential lock timeout", True, False),
+        (dx.LMAuthError, "authentication failed", True, False),
+        (dx.LMBillingError, "billing or quota failed", True, False),
         (dx.LMNotConfiguredError, "LM not configured (no API key? set the provider's key variable or "
-                                  "name one with --api-key-env)", True),
-        (dx.LMError, f"LM error ({type(exc).__name__})", False),
-        (pydantic.ValidationError, "invalid answer", False),
+                                  "name one with --api-key-env)", True, False),
+        (dx.LMError, f"LM error ({type(exc).__name__})", False, False),
+        (pydantic.ValidationError, "invalid answer", False, True),
     ]
-    return next((Failure(label, retryable) for kind, label, retryable in table if isinstance(exc, kind)), None)
+    return next((Failure(label, retryable, transient) for kind, label, retryable, transient in table
+                 if isinstance(exc, kind)), None)

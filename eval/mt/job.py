@@ -18,6 +18,7 @@ from tribunal.eval.data.output_paths import writable_folder
 from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
 from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
 from tribunal.eval.mt.judging import judge_all
+from tribunal.eval.mt.second_pass import SecondPass, run_second_pass
 from tribunal.eval.tracking.mlflow_run import check_store
 from tribunal.eval.tracking.mt_run import open_mt_run
 from tribunal.eval.tracking.names import slug
@@ -119,7 +120,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         tracker.start(slice_hash, lambda: program_factory(config, engine)())
 
         def landed(result: Any) -> None:
-            counter["done"] += 1
+            counter["done"] = min(total, counter["done"] + 1)  # an item the second pass judges lands twice
             tracker.landed(result)
             if progress:
                 progress(counter["done"], total)
@@ -131,7 +132,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         def start_clock() -> None:  # judging only: data, demos and worker start-up are not LM work
             clock["start"] = time.perf_counter()
 
-        batch_stats = None
+        batch_stats, second = None, SecondPass()
         try:
             if pending and config.batch.enabled:
                 batch_stats = judge_in_batches(config, pending, languages, journal, landed, start_clock)
@@ -143,8 +144,14 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
             elif pending:
                 make_program = program_factory(config, engine, cap)
                 start_clock()
-                judge_all(make_program, pending, languages, journal, config.concurrency, landed,
-                          fan_out=config.fan_out, sampling=config.sampling, cap=cap)
+
+                def judge(chosen: list[Any], into: Any) -> None:
+                    judge_all(make_program, chosen, languages, into, config.concurrency, landed,
+                              fan_out=config.fan_out, sampling=config.sampling, cap=cap)
+
+                judge(pending, journal)
+                if config.lm.reasks > 0 and not (cap is not None and cap.stopped_by):
+                    second = run_second_pass(pending, journal, judge)
         except (KeyboardInterrupt, JournalWriteError, LocalServerLost) as err:  # counted once the items in flight landed
             kept = sum(key in journal.results for key in items.items)
             if isinstance(err, LocalServerLost):  # a rerun as it is would crash the same server again
@@ -169,6 +176,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         summary["degraded_excluded"] = exclude
         summary["debate"] = debate_summary(results)
         summary["resumed_items"] = done
+        summary["second_pass"] = second.summary()
         summary["setup_seconds"] = clock["start"] - setup_started
         summary["system_scores_gap"] = system_level_gap(items, results)
         if batch_stats is not None:

@@ -68,7 +68,7 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
                 raise
             detail = redact_text(one_line(exc))[:300]
             return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
-                              retryable=failure.retryable, raw=raw_answer(exc),
+                              retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
                               usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
     return ItemResult(
         key=item.key, status="scored", score=float(prediction.score),

@@ -302,6 +302,12 @@ def print_summary(console, summary) -> None:
             "counted in the scores (--degraded exclude leaves them out; --strict unscores them)"
         say(f"  degraded: scored with a fallback after a role stayed unusable ({roles}); {left}; "
             "errors.jsonl says what stood in")
+    second = s.get("second_pass") or {}
+    if second.get("items"):
+        say(f"  second pass (items a transient failure left unscored, judged once more at the end): "
+            f"{second['recovered']} of {second['items']} recovered")
+    elif second.get("skipped"):
+        say(f"  no second pass: {second['skipped']}")
     for reason, n in sorted(s["unscored_reasons"].items()):
         say(f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:

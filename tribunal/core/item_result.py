@@ -19,6 +19,7 @@ class ItemResult(BaseModel):
     raw: str | None = None
     """The LM's unusable answer (redacted, truncated) when the reason is an unparseable answer."""
     retryable: bool = False  # unscored without a usable answer: a rerun of the same command retries it
+    transient: bool = False  # unscored by a failure a fresh ask may not repeat: the run's second pass retries it
     errors: list[dict[str, Any]] = []
     transcript: list[dict[str, Any]] = []
     debates: dict[str, Any] = {}
