@@ -25,6 +25,7 @@ from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.mqm.demos import LANGUAGES
 from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.programs.server_lost import LocalServerLost
+from tribunal.runner.connections import server_bound
 from tribunal.eval.mt.batch.runner import judge_in_batches
 
 
@@ -129,11 +130,14 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 from tribunal.eval.mt.processes import judge_in_processes  # read when called: tests patch it
 
                 program_factory(config)  # bad settings or data fail here, with their own message, before any worker
-                judge_in_processes(config, pending, languages, journal, landed, start_clock)
+                bound = server_bound(config.lm, config.role_lms, config.concurrency)  # servers known once LMs are built
+                judge_in_processes(config.model_copy(update={"concurrency": bound}), pending, languages, journal, landed,
+                                   start_clock)
             elif pending:
                 make_program = program_factory(config, engine)
                 start_clock()
-                judge_all(make_program, pending, languages, journal, config.concurrency, landed,
+                judge_all(make_program, pending, languages, journal,
+                          server_bound(config.lm, config.role_lms, config.concurrency), landed,
                           fan_out=config.fan_out, sampling=config.sampling)
         except (KeyboardInterrupt, JournalWriteError, LocalServerLost) as err:  # counted once the items in flight landed
             kept = sum(key in journal.results for key in items.items)
