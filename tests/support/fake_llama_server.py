@@ -163,7 +163,8 @@ def fake_llama(slots: Slots, alias: str = "fake") -> Iterator[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    for name in ("--model", "--model_alias", "--host", "--port", "--n_threads", "--n_ctx", "--verbose"):
+    for name in ("--model", "--model_alias", "--host", "--port", "--n_threads", "--n_threads_batch", "--n_ctx",
+                 "--logits_all", "--verbose"):
         parser.add_argument(name)
     args = parser.parse_args()
     if os.environ.get("FAKE_LLAMA_FAIL"):
