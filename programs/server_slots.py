@@ -18,7 +18,7 @@ The rule (:func:`discover`), first that answers:
    ``--parallel``), ``<root>`` being the API base without its ``/v1``.
 4. ``GET <root>/slots`` answering a non-empty JSON list: one entry per slot (``llama-server``, unless
    started with ``--no-slots``).
-5. ``--server-slots probe``: :func:`probe` (a few one-token requests; see there).
+5. ``--server-slots probe``: :func:`probe` (ten one-token requests; see there).
 6. Otherwise the server says nothing (vLLM, Ollama, a gateway): none is known, and the run sends
    as many at once as its ``--concurrency``.
 
@@ -145,10 +145,11 @@ def discover(api_base: str, model: str | None = None, api_key: str | None = None
     return _remember(api_base, SlotsFound(None, "no /props or /slots"))
 
 
-def _one_token(api_base: str, model: str, api_key: str | None, timeout: float) -> float:
-    """Send a one-token chat request; the monotonic time its answer was read (an error counts as answered)."""
+def _one_token(api_base: str, model: str, api_key: str | None, timeout: float, number: int) -> float:
+    """Send a one-token chat request (its prompt its own, ``number``); the monotonic time its answer was read
+    (an error counts as answered)."""
     body = json.dumps({"model": model.partition("/")[2] or model, "max_tokens": 1, "temperature": 0,
-                       "messages": [{"role": "user", "content": "1"}]}).encode()
+                       "messages": [{"role": "user", "content": f"Say {number}."}]}).encode()
     headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {api_key}"} if api_key else {})}
     request = urllib.request.Request(f"{api_base.rstrip('/')}/chat/completions", data=body, headers=headers)
     try:
@@ -163,16 +164,20 @@ def probe(api_base: str, model: str, api_key: str | None = None, width: int = PR
           timeout: float = 120.0) -> SlotsFound:
     """The slots a server shows when ``width`` one-token requests reach it at once.
 
-    One request is sent alone (its latency ``d``; it also loads what the server loads on a first
-    request), then ``width`` at once. A server serving them side by side answers them together; one
-    serving k at a time answers the (k+1)-th about ``d`` after the first k. The slots are the requests
-    answered within ``d / 2`` of the first answer. ``width`` answered together: at least ``width``
-    (none known beyond that: the run's --concurrency is sent). Cost: ``width + 1`` requests of one token.
+    Two requests are sent alone, one after the other (the first loads what a server loads on a first
+    request; the second's latency is ``d``), then ``width`` at once. Every prompt differs (a server that
+    reuses the previous prompt's prefix would answer a repeated one at no cost). A server serving them
+    side by side answers them together; one serving k at a time answers the (k+1)-th about ``d`` after
+    the first k. The slots are the requests answered within ``d / 2`` of the first answer. ``width``
+    answered together: at least ``width`` (none known beyond that: the run's --concurrency is sent).
+    Cost: ``width + 2`` requests of one token. A server whose answers take less time than the network's
+    round trip looks as if it served them together (so does one that answers before it reads the prompt).
     """
+    _one_token(api_base, model, api_key, timeout, 0)
     start = time.monotonic()
-    alone = _one_token(api_base, model, api_key, timeout) - start
+    alone = _one_token(api_base, model, api_key, timeout, 1) - start
     with ThreadPoolExecutor(width, thread_name_prefix="slots-probe") as pool:
-        finished = sorted(pool.map(lambda _: _one_token(api_base, model, api_key, timeout), range(width)))
+        finished = sorted(pool.map(lambda n: _one_token(api_base, model, api_key, timeout, n), range(2, width + 2)))
     together = sum(1 for t in finished if t - finished[0] <= alone / 2)
     rule = f"a probe: {together} of {width} one-token requests answered together, one alone took {alone:.3f} s"
     if together >= width:
