@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from tribunal.programs.local_models import is_local, local_endpoint, recovery
 from tribunal.programs.server_engine import ServerEngine
+from tribunal.programs.server_slots import ServerSlotsSetting, discover
 
 DEFAULT_SERVER_MAX_TOKENS = 1024
 """The token limit of an answer from an OpenAI-compatible server or a local model, unless --max-tokens says."""
@@ -52,6 +53,17 @@ class LMSettings(BaseModel):
     reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer (a refusal, an unreadable, invalid or "
                                                     "truncated one) is asked again before its item is unscored "
                                                     "(tribunal.programs.answers.reask).")
+
+    server_slots: ServerSlotsSetting = Field(None, description=(
+        "Requests the OpenAI-compatible server serves at once (--server-slots): N, 'probe', or unset for what "
+        "the server says (llama.cpp's /props or /slots); no more are sent at once "
+        "(tribunal.programs.server_slots)."))
+
+    @model_validator(mode="after")
+    def _server_slots_positive(self) -> "LMSettings":
+        if isinstance(self.server_slots, int) and self.server_slots < 1:
+            raise ValueError(f"--server-slots {self.server_slots}: must be at least 1 (or probe)")
+        return self
 
     @model_validator(mode="after")
     def _local_runs_its_own_server(self) -> "LMSettings":
@@ -98,9 +110,12 @@ def server_engine(settings: LMSettings) -> tuple[str, Any]:
     Its connections are one per calling thread, so it has room for any number of call slots."""
     if is_local(settings.model):
         alias, api_base, endpoint = local_endpoint(settings.model)
+        found = discover(api_base, setting=settings.server_slots, local=True)
         return f"openai/{alias}", ServerEngine(api_base, timeout=settings.timeout, cache_endpoint=endpoint,
-                                               local=True, recover=recovery(settings.model))
-    return settings.model, ServerEngine(settings.api_base, api_key=_api_key(settings), timeout=settings.timeout)
+                                               local=True, recover=recovery(settings.model), slots=found.slots)
+    key = _api_key(settings)
+    found = discover(settings.api_base, settings.model, key, settings.server_slots, timeout=settings.timeout or 120.0)
+    return settings.model, ServerEngine(settings.api_base, api_key=key, timeout=settings.timeout, slots=found.slots)
 
 
 def _api_key(settings: LMSettings) -> str | None:
@@ -186,14 +201,19 @@ def role_lm(value: "str | RoleLM | dict") -> RoleLM:
     return RoleLM(model=value) if isinstance(value, str) else RoleLM.model_validate(value)
 
 
-def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
-    """One LM per role: the default settings with the role's model (and endpoint and key, if it has them)."""
-    built = {}
+def role_settings(settings: LMSettings, roles: dict[str, Any]) -> dict[str, LMSettings]:
+    """Each role's settings: the default ones with the role's model (and endpoint and key, if it has them)."""
+    resolved = {}
     for role, value in roles.items():
         own = role_lm(value)
         update = {"model": own.model} | {k: v for k, v in (("api_base", own.api_base),
                                                            ("api_key_env", own.api_key_env)) if v}
         if is_local(own.model):  # a local model runs its own server, whatever the default LM's endpoint
             update["api_base"] = None
-        built[role] = build_lm(settings.model_copy(update=update), engine)
-    return built
+        resolved[role] = settings.model_copy(update=update)
+    return resolved
+
+
+def build_role_lms(settings: LMSettings, roles: dict[str, Any], engine: Any = None) -> dict[str, Any]:
+    """One LM per role (:func:`role_settings`)."""
+    return {role: build_lm(own, engine) for role, own in role_settings(settings, roles).items()}

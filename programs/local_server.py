@@ -19,8 +19,15 @@ in VMs). The calls that were in flight are sent again (:class:`~tribunal.program
 If it dies again, :meth:`~LocalServer.recover` raises
 :class:`~tribunal.programs.server_lost.LocalServerLost`, which stops the run.
 
-llama-cpp-python's server defaults to one thread; it answers one request at a time and reuses the
-prompt prefix it shares with the previous request.
+llama-cpp-python's server answers one request at a time
+(:data:`tribunal.programs.server_slots.LOCAL_SERVER_SLOTS`) and reuses the prompt prefix it shares with the previous
+request. It runs on :func:`default_threads` threads, for generation and for prompts alike: one core
+is left to tribunal and whatever else runs. llama.cpp's threads wait for each other at every step by
+spinning, so on a machine whose cores are all busy they spin against the other processes: on 2
+shared cores SmolLM2-135M generated 1-3 tokens/s on 2 threads against 14-38 on 1. It is started with
+``--logits_all False``: the server's default (True) keeps the logits of every prompt token (an
+``n_ctx`` x 49,152 array for SmolLM2, and a copy of every prompt's logits on each request), which
+only logprobs need, and tribunal asks for none.
 
 Test hook: ``TRIBUNAL_LOCAL_SERVER_MODULE`` names another module to run in place of
 ``llama_cpp.server`` (same arguments), so tests drive the whole lifecycle without the extra.
@@ -57,6 +64,12 @@ SERVER_MODULE = "llama_cpp.server"
 SERVER_MODULE_ENV = "TRIBUNAL_LOCAL_SERVER_MODULE"
 
 
+def default_threads(cores: Optional[int] = None) -> int:
+    """Threads for the server: every core but one (at least one); see the module docstring."""
+    cores = cores if cores is not None else (os.cpu_count() or 1)
+    return max(1, cores - 1)
+
+
 def server_module() -> str:
     """The module that serves the model: llama.cpp's, unless the test hook names another."""
     return os.environ.get(SERVER_MODULE_ENV) or SERVER_MODULE
@@ -89,7 +102,7 @@ class LocalServer:
                  context: int = DEFAULT_CONTEXT, startup_seconds: float = STARTUP_SECONDS,
                  notify: Callable[[str], None] = notify_stderr):
         self.gguf, self.alias, self.context = Path(gguf), alias, context
-        self.threads = threads or os.cpu_count() or 1
+        self.threads = threads or default_threads()
         self.startup_seconds = startup_seconds
         self.notify = notify
         self.port: Optional[int] = None
@@ -113,8 +126,8 @@ class LocalServer:
         return [sys.executable, "-m", "tribunal.programs.local_server", "--parent", str(os.getpid()),
                 "--module", server_module(), *safe, "--",
                 "--model", str(self.gguf), "--model_alias", self.alias, "--host", "127.0.0.1",
-                "--port", str(self.port), "--n_threads", str(self.threads), "--n_ctx", str(self.context),
-                "--verbose", "False"]
+                "--port", str(self.port), "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
+                "--n_ctx", str(self.context), "--logits_all", "False", "--verbose", "False"]
 
     def start(self) -> "LocalServer":
         """Start the server and return once it answers; :class:`LocalServerError` if it cannot."""

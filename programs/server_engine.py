@@ -12,9 +12,11 @@ same requests through lm15's door for self-hosted OpenAI-compatible servers (its
   ``json_object``, then no response format at all (the prompt still spells the fields out). The
   step a server took is remembered for the run (per endpoint), so later calls ask it directly;
 - ``n > 1`` is never sent: DSPy asks a custom engine for one answer per request;
-- a local model's server (``local=True``: llama.cpp's, which tribunal runs) is sent one request at a
-  time (it answers one at a time; queued there, a call's timeout would count the calls ahead of it)
-  and is asked for JSON answers (:attr:`ServerEngine.answers_in_json`), which it holds to the
+- a server known to serve N requests at once (``slots``: :mod:`tribunal.programs.server_slots`; a
+  local model's server, llama-cpp-python's, serves one) is sent at most N at once, by every engine
+  of the process together (the endpoint's :func:`~tribunal.programs.server_slots.gate`, held while
+  a request is out): queued there, a call's timeout would count the calls ahead of it;
+- a local model's server (``local=True``: llama.cpp's, which tribunal runs) is asked for JSON answers (:attr:`ServerEngine.answers_in_json`), which it holds to the
   signature's schema with a grammar: even a 135M model then answers in the shape asked for;
 - a call to a local model's server that fails with a connection error (the server died under it)
   asks ``recover`` (:func:`tribunal.programs.local_models.recovery`), which returns once the server
@@ -31,6 +33,7 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable
 
+from tribunal.programs.server_slots import gate
 from tribunal.programs.thread_transport import ThreadTransport
 
 # What a JSON answer is asked with, most constrained first. Each refused step moves to the next.
@@ -80,7 +83,7 @@ class ServerEngine:
 
     def __init__(self, api_base: str, api_key: str | None = None, timeout: float | None = None,
                  cache_endpoint: str | None = None, local: bool = False,
-                 recover: Callable[[], None] | None = None):
+                 recover: Callable[[], None] | None = None, slots: int | None = None):
         from dspy.clients.engines.lm15_engine import LM15Engine, timeouts_for  # heavy: dspy, pydantic
         from dspy.lm15 import RouterConfig  # heavy: dspy, pydantic
 
@@ -92,7 +95,8 @@ class ServerEngine:
         config = RouterConfig(env={}, api_keys={DIALECT: api_key} if api_key else None,
                               base_urls={DIALECT: api_base}, transport=self._transport)
         self._engine = LM15Engine(config, model_type="chat")
-        self._turn = threading.Lock() if local else None
+        self.slots = slots
+        self._gate = gate(api_base, slots) if slots else None
         self.answers_in_json = local
         self._recover = recover
 
@@ -101,9 +105,9 @@ class ServerEngine:
         return replace(request, model=f"{DIALECT}:{name if slash else request.model}")
 
     def complete(self, request: Any) -> Any:
-        if self._turn is None:
+        if self._gate is None:
             return self._resent(request)
-        with self._turn:
+        with self._gate.hold():  # its slot number picks the connection (thread_transport.py)
             return self._resent(request)
 
     def _resent(self, request: Any) -> Any:

@@ -29,6 +29,7 @@ from tribunal.runner.meter import add_summaries
 from tribunal.programs.mqm.demos import LANGUAGES
 from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.programs.server_lost import LocalServerLost
+from tribunal.runner.connections import server_bound
 from tribunal.eval.mt.batch.runner import judge_in_batches
 
 
@@ -140,13 +141,22 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 from tribunal.eval.mt.processes import judge_in_processes  # read when called: tests patch it
 
                 program_factory(config)  # bad settings or data fail here, with their own message, before any worker
-                judge_in_processes(config, pending, languages, journal, landed, start_clock)
+                bound = server_bound(config.lm, config.role_lms, config.concurrency)  # servers known once LMs are built
+
+                def judge_split(chosen: list[Any], into: Any, ready: Any = None) -> None:
+                    judge_in_processes(config.model_copy(update={"concurrency": bound}), chosen, languages, into,
+                                       landed, ready)
+
+                judge_split(pending, journal, start_clock)  # the clock starts once, when the workers are ready
+                if config.lm.reasks > 0:
+                    second = run_second_pass(pending, journal, judge_split)
             elif pending:
                 make_program = program_factory(config, engine, cap)
                 start_clock()
 
                 def judge(chosen: list[Any], into: Any) -> None:
-                    judge_all(make_program, chosen, languages, into, config.concurrency, landed,
+                    judge_all(make_program, chosen, languages, into,
+                              server_bound(config.lm, config.role_lms, config.concurrency), landed,
                               fan_out=config.fan_out, sampling=config.sampling, cap=cap)
 
                 judge(pending, journal)

@@ -14,8 +14,8 @@ Failures a fresh ask would repeat (authentication, billing, a request too long f
 not passed again, and ``--reasks 0`` (no second chances at all) turns the pass off.
 
 The pass is a net for bad luck, not a loop over a broken judge: when more items failed transiently
-than :func:`worth_a_pass` allows (more than :data:`BAD_LUCK_ITEMS`, and more than
-:data:`BAD_LUCK_SHARE` of the items the run judged), the failures are the judge's or the provider's
+than :func:`worth_a_pass` allows (more than :data:`BAD_LUCK_ITEMS` and more than
+:data:`BAD_LUCK_SHARE` of the items the run judged, or more than half of them), the failures are the judge's or the provider's
 (a tuned prompt the model cannot follow, a rate limit far below the run's pace), a second pass would
 only pay for them twice, and it is skipped (``summary["second_pass"]["skipped"]`` says why).
 
@@ -77,7 +77,7 @@ def needs_second_pass(result: ItemResult | None) -> bool:
 
 def worth_a_pass(failed: int, judged: int) -> bool:
     """Whether ``failed`` of ``judged`` items look like bad luck (see the module docstring)."""
-    return failed <= max(BAD_LUCK_ITEMS, BAD_LUCK_SHARE * judged)
+    return failed <= max(BAD_LUCK_ITEMS, BAD_LUCK_SHARE * judged) and 2 * failed <= judged
 
 
 def run_second_pass(judged: list[JudgeItem], journal: Journal,

@@ -13,7 +13,7 @@ from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
-                                     TimeoutOption, lm_limits)
+                                     ServerSlotsOption, TimeoutOption, lm_limits)
 from tribunal.cli.equiv import audited, build_rules, print_audit
 from tribunal.cli.lm_options import build_cli_lm
 from tribunal.cli.mt_evaluate import run_and_report
@@ -43,6 +43,7 @@ def demo(
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
+    server_slots: Optional[str] = ServerSlotsOption,
     no_lm: bool = typer.Option(False, "--no-lm", help="Skip the LM steps (and the local model): the offline "
                                                      "meta-evaluation and the rules' audit only."),
     tracking_uri: Optional[str] = TrackingUri,
@@ -80,7 +81,8 @@ def demo(
 
         lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
     max_tokens = max_tokens or _local_limit(lm)
-    lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout)  # a bad option fails first
+    lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout,  # a bad option fails first
+                          server_slots)
     writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, experiment)
@@ -95,11 +97,11 @@ def demo(
     steps.run("2. equivalence rules' audit", equiv_audit_step, console, settings, out / "equiv-audit")
     if have_wmt23:
         steps.run("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache,
-                  lm_limits(reasks, max_tokens, timeout))
+                  lm_limits(reasks, max_tokens, timeout, server_slots))
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
         steps.run("4. LLM equivalence judge", equiv_judge_step, console, settings, out / "equiv-judge", lm_obj, lm)
     loop = _whole_loop(console, steps, wmt23 if have_wmt23 else None, root, out, settings, lm, api_base, api_key_env,
-                       cache, lm_limits(reasks, max_tokens, timeout))
+                       cache, lm_limits(reasks, max_tokens, timeout, server_slots))
     if settings.enabled:
         steps.run("the MLflow summary", _store_lines, console, settings, loop)
     status = steps.finish()

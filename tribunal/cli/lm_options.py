@@ -4,7 +4,9 @@
 holding the key; the key itself never appears on a command line) and ``--cache/--no-cache``
 (DSPy's response cache: on by default, keyed by model, endpoint and request; answers it serves
 are counted apart and cost nothing), ``--reasks N`` (unusable answers asked again, default 2),
-``--max-tokens N`` (the longest answer) and ``--timeout S`` (seconds to wait for an answer).
+``--max-tokens N`` (the longest answer), ``--timeout S`` (seconds to wait for an answer) and
+``--server-slots N|probe`` (requests the OpenAI-compatible server serves at once: no more are sent,
+:mod:`tribunal.programs.server_slots`).
 ``--lm local`` / ``--lm local/PATH.gguf`` runs a model on this machine (:mod:`tribunal.programs.local_models`).
 """
 
@@ -38,6 +40,24 @@ REASKS_HELP = ("Times an unusable answer (a refusal, an unreadable, invalid or c
 ReasksOption = typer.Option(None, "--reasks", min=0, max=10, metavar="N", help=REASKS_HELP)
 MaxTokensOption = typer.Option(None, "--max-tokens", min=1, metavar="N", help=MAX_TOKENS_HELP)
 TimeoutOption = typer.Option(None, "--timeout", metavar="S", help=TIMEOUT_HELP)
+SERVER_SLOTS_HELP = ("Requests the OpenAI-compatible server (--api-base) serves at once; no more are sent at once, so "
+                     "none waits in its queue while its timeout runs. Default: what the server says (llama.cpp's "
+                     "/props total_slots or /slots; the local model: 1), else the run's concurrency. probe: send a "
+                     "few one-token requests at once to find out.")
+ServerSlotsOption = typer.Option(None, "--server-slots", metavar="N|probe", help=SERVER_SLOTS_HELP)
+
+
+def parse_server_slots(value: Optional[str]) -> int | str | None:
+    """``--server-slots``: a positive number, ``probe``, or None; a one-line error otherwise."""
+    if value is None or value == "probe":
+        return value
+    try:
+        slots = int(value)
+    except ValueError:
+        slots = 0
+    if slots < 1:
+        raise UserError(f"--server-slots {value}: expected a number of requests (1 or more) or probe")
+    return slots
 
 
 def check_timeout(timeout: Optional[float]) -> None:
@@ -46,14 +66,16 @@ def check_timeout(timeout: Optional[float]) -> None:
         raise UserError(f"--timeout {timeout}: must be a positive number of seconds")
 
 
-def lm_limits(reasks: Optional[int], max_tokens: Optional[int], timeout: Optional[float]) -> dict[str, Any]:
+def lm_limits(reasks: Optional[int], max_tokens: Optional[int], timeout: Optional[float],
+              server_slots: Optional[str] = None) -> dict[str, Any]:
     """The ``LMSettings`` fields the options set (an unset option keeps the settings' default)."""
-    return {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout)) if v is not None}
+    return {k: v for k, v in (("reasks", reasks), ("max_tokens", max_tokens), ("timeout", timeout),
+                              ("server_slots", parse_server_slots(server_slots))) if v is not None}
 
 
 def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
                  cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
-                 timeout: Optional[float] = None) -> Any:
+                 timeout: Optional[float] = None, server_slots: Optional[str] = None) -> Any:
     """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
     if not math.isfinite(temperature) or temperature < 0:
         raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
@@ -66,7 +88,7 @@ def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float,
 
     try:
         return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
-                                   cache=cache, **lm_limits(reasks, max_tokens, timeout)))
+                                   cache=cache, **lm_limits(reasks, max_tokens, timeout, server_slots)))
     except ValueError as err:
         raise UserError(settings_error(err)) from err
 

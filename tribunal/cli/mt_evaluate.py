@@ -13,7 +13,8 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, TimeoutOption, check_timeout
+from tribunal.cli.lm_options import (API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, ServerSlotsOption,
+                                     TimeoutOption, check_timeout, parse_server_slots)
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.core.judges import JUDGES
 from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
@@ -62,6 +63,7 @@ def evaluate(
     timeout: Optional[float] = TimeoutOption,
     max_cost: Optional[float] = MaxCostOption,
     max_calls: Optional[int] = MaxCallsOption,
+    server_slots: Optional[str] = ServerSlotsOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -110,7 +112,7 @@ def evaluate(
     flags = {"lp": lp, "data": data, "program": program, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
                     "cache": cache, "reasks": reasks, "temperature": temperature, "max_tokens": max_tokens,
-                    "timeout": timeout},
+                    "timeout": timeout, "server_slots": parse_server_slots(server_slots)},
              "segment": {"reference": reference, "context": context},
              "sampling": {"samples": samples, "combine": combine},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
@@ -212,7 +214,12 @@ def run_and_report(settings, tracking, engine=None, trace_sample=None, cap=None)
                          trace_sample=trace_sample, cap=cap)
         except (ValueError, DataFormatError) as err:
             raise UserError(str(err)) from None
-    print_summary(make_console(), result.run_summary)
+    console = make_console()
+    print_summary(console, result.run_summary)
+    from tribunal.runner.connections import server_lines  # startup: kept out of `tribunal --help`
+
+    for text in server_lines(settings.lm, settings.role_lms, settings.concurrency):
+        line(console, f"server: {text}")
     return result
 
 

@@ -98,4 +98,5 @@ def test_only_transient_failures_and_only_bad_luck_get_a_second_pass():
     assert needs_second_pass(unscored(True)) and not needs_second_pass(unscored(False))
     assert not needs_second_pass(ItemResult(key="k", status="scored", score=-1.0)) and not needs_second_pass(None)
     assert worth_a_pass(2, 6) and not worth_a_pass(3, 6)  # a small run: two items may be unlucky
+    assert worth_a_pass(1, 2) and not worth_a_pass(2, 2) and not worth_a_pass(2, 3)  # not most of them
     assert worth_a_pass(10, 200) and not worth_a_pass(11, 200)  # a large one: 5% of its items
