@@ -89,6 +89,9 @@ def measure(args, lp: str, seed: int, folder: Path) -> None:
           f"{first['lm_reasks']} {first['lm_reasks_by_kind']}; scored {first['scored']}, of which "
           f"{first['degraded']} degraded {first['degraded_by_role'] or ''}; unscored {first['unscored']} "
           f"{first['unscored_reasons'] or ''}")
+    second = first.get("second_pass") or {}
+    print(f"first run: second pass {second.get('recovered', 0)} of {second.get('items', 0)} items recovered"
+          + (f" (skipped: {second['skipped']})" if second.get("skipped") else ""))
     print(f"first run: LM calls {first_hits} = {first_hits / clean_hits:.3f}x the clean run")
     print(f"--retry-unscored rerun: {retry_hits} server hits for {first['unscored']} items "
           f"({sum(peer.kinds.values()) - unusable} unusable); degraded {retried['degraded']}, "
