@@ -235,6 +235,8 @@ JUDGES = JudgeRegistry([
           calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "
                       "the high end counts 3 errors an item", fixed=False), fallbacks=f"{_MQM}.ape:FALLBACK",
           labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
+    Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa", roles=("error_free",),
+          answer_tokens=(("error_free", 64),), calls=Calls("1 call per item"), marks_spans=False),
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
           answer_tokens=(("equivalence judge", 512),),
           calls=Calls("up to 3 judgments per pair: 2 when the first two agree", fixed=False)),
