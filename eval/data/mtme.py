@@ -23,6 +23,7 @@ import json
 
 from tribunal.eval.data.conventions import Conventions, conventions_for
 from tribunal.eval.data.errors import DataFormatError
+from tribunal.eval.data.esa_gold import resolve_human
 from tribunal.core.rating import Rating
 from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.score_cache import ScoreCache
@@ -52,8 +53,13 @@ class LanguagePair:
 
     def __init__(self, root: str | Path, lp: str, conventions: Conventions | None = None,
                  extra_metric_roots: tuple[str | Path, ...] = (), cache: ScoreCache | None = None,
-                 exclude_degraded: bool = False):
+                 exclude_degraded: bool = False, gold: str | None = None,
+                 human_dirs: tuple[str | Path, ...] = ()):
         self.root = Path(root)
+        # --human NAME: the gold score name (``esa`` resolves to the pair's ESA file, esa_gold.py), searched in
+        # human-scores/ and then in human_dirs (e.g. the ESA campaign's folder, aligned with this layout).
+        self.gold_override = gold
+        self.human_dirs = [self.root / "human-scores"] + [Path(d) for d in human_dirs]
         # tribunal's own score folders may mark degraded cells (NAME-REF.degraded.json beside the .seg.score):
         # with exclude_degraded they read as unscored, and the system scores become their mean over the rest.
         self.exclude_degraded = exclude_degraded
@@ -101,7 +107,9 @@ class LanguagePair:
     # --- human scores -----------------------------------------------------------------------
     @cached_property
     def gold_name(self) -> str:
-        """The gold score name: the conventions' first preference with score files for this pair."""
+        """The gold score name: ``--human``'s if given, else the conventions' first preference with score files."""
+        if self.gold_override:
+            return resolve_human(self.lp, self.gold_override, self.human_dirs)
         folder = self.root / "human-scores"
         for name in self.conventions.gold:
             if any((folder / f"{self.lp}.{name}.{level}.score").is_file() for level in ("seg", "sys")):
@@ -109,7 +117,9 @@ class LanguagePair:
         return self.conventions.gold[0]
 
     def _human(self, suffix: str) -> Path:
-        return self.root / "human-scores" / f"{self.lp}.{self.gold_name}.{suffix}"
+        name = f"{self.lp}.{self.gold_name}.{suffix}"
+        found = next((d / name for d in self.human_dirs if (d / name).is_file()), None)
+        return found or self.root / "human-scores" / name
 
     @cached_property
     def gold_seg(self) -> dict[str, np.ndarray]:

@@ -67,12 +67,15 @@ def _check_score_folders(scores: tuple[Path, ...], lps: list[str]) -> None:
 
 
 def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
-               cache: ScoreCache | None = None, exclude_degraded: bool = False) -> dict[str, LanguagePair]:
+               cache: ScoreCache | None = None, exclude_degraded: bool = False, human: str | None = None,
+               human_dirs: tuple[Path, ...] = ()) -> dict[str, LanguagePair]:
     """Open the requested language pairs (the data set's primary ones by default).
 
     ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output);
     ``cache`` keeps the parsed score files across runs; ``exclude_degraded`` leaves out the cells a
-    tribunal run marked degraded (``NAME-REF.degraded.json``).
+    tribunal run marked degraded (``NAME-REF.degraded.json``); ``human`` names the gold scores
+    (``esa``: the pair's ESA file, :mod:`~tribunal.eval.data.esa_gold`), searched in ``human-scores/``
+    and then in ``human_dirs``.
     """
     present = language_pairs(data)
     lps = lps or default_lps(data)
@@ -80,8 +83,8 @@ def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
     if unknown:
         raise DataFormatError(data / "sources", None, f"no language pair {', '.join(unknown)} (have {', '.join(present)})")
     _check_score_folders(tuple(scores), lps)
-    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache, exclude_degraded=exclude_degraded)
-            for lp in lps}
+    return {lp: LanguagePair(data, lp, extra_metric_roots=scores, cache=cache, exclude_degraded=exclude_degraded,
+                             gold=human, human_dirs=tuple(human_dirs)) for lp in lps}
 
 
 def check_metrics(pairs: dict[str, LanguagePair], metrics: list[str] | None) -> None:
@@ -113,6 +116,7 @@ def run_meta_eval(
     data: Path, metrics: list[str] | None, lps: list[str] | None, tracking: TrackingSettings,
     scores: tuple[Path, ...] = (), protocol: str | None = None, samples: int = 0, seed: int = 1234,
     coverage_limited: bool = False, data_cache: bool = True, degraded: str = "include",
+    human: str | None = None, human_dirs: tuple[Path, ...] = (),
 ) -> MetaEvalResult:
     """Compute a protocol's table (the data set's own by default), optionally ranked, as one MLflow run.
 
@@ -122,7 +126,8 @@ def run_meta_eval(
     started = time.time()
     chosen = get_protocol(protocol or conventions_for(data).protocol)
     cache = ScoreCache.default() if data_cache else None
-    pairs = load_pairs(data, lps, tuple(scores), cache, exclude_degraded=degraded == "exclude")
+    pairs = load_pairs(data, lps, tuple(scores), cache, exclude_degraded=degraded == "exclude", human=human,
+                       human_dirs=human_dirs)
     check_metrics(pairs, metrics)
     with one_blas_thread():
         computed = meta_eval_table(pairs, metrics, chosen, coverage_limited=coverage_limited)
@@ -137,7 +142,8 @@ def run_meta_eval(
                                 degraded="exclude" if degraded == "exclude" else None))
     params = {"data": str(data), "lps": ",".join(sorted(pairs)), "metrics": ",".join(names), "protocol": chosen.name,
               "scores": ",".join(map(str, scores)), "significance": samples, "seed": seed,
-              "coverage_limited": coverage_limited, "degraded": degraded}
+              "coverage_limited": coverage_limited, "degraded": degraded,
+              "human": ",".join(sorted({p.gold_name for p in pairs.values()}))}
     name = f"meta-eval | {chosen.name} | {len(names)} metrics | {data.name} {','.join(sorted(pairs))}"
     with tracked_run(tracking, name, params, {"tribunal.command": "mt meta-eval"}, sig, started=started) as run:
         log_input(run, data_tag.split("@")[0], data_tag.split("@")[1], data, pairs_table(pairs), "evaluation")

@@ -2,7 +2,11 @@
 
 - ``mean``: the arithmetic mean of the usable samples' scores.
 - ``median``: their median (the mean of the two middle scores for an even count).
-- ``trimmed``: GEMBA-MQM V2's rule (Junczys-Dowmunt, 2025, "GEMBA V2: Ten Judgments Are Better
+- ``trimmed``: tribunal's reading of GEMBA-MQM V2's aggregation, for any judge at any K. It is **not
+  the published rule**: the paper's method section was not available to us, so the ranking and the
+  deviation below are our choices; the published method as far as its abstract states it (its
+  scoring and 10 samples included) is the ``gemba-mqm-v2`` preset, :mod:`tribunal.programs.mqm.gemba_v2`.
+  Source (Junczys-Dowmunt, 2025, "GEMBA V2: Ten Judgments Are Better
   Than One", WMT25, ACL Anthology 2025.wmt-1.67, pp. 926-933): "each segment is scored ten times
   and aggregated with a reciprocal-rank weighted average (RRWA) after removing outliers beyond
   2 sigma" (the paper's abstract). The abstract does not spell the ranking out and the paper's

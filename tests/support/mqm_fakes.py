@@ -13,6 +13,7 @@ import re
 import threading
 from typing import Any, Callable
 
+from tribunal.signatures.mqm.error_free import ErrorFree
 from tribunal.signatures.mqm.coupled import CoupledAssessment
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.debate_verdict import DebateVerdict
@@ -34,7 +35,7 @@ SIGNATURES = {cls.__name__: cls for cls in [*ASSESSORS.values(), CoupledAssessme
                                             DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn,
                                             *GUIDED_ASSESSORS.values(), GuidedCoupledAssessment, MergingJudgment,
                                             *REEXAMINATIONS.values(),
-                                            ESASpans, ESAScore, DirectScore, PostEdit, PairwiseQuality]}
+                                            ESASpans, ESAScore, DirectScore, PostEdit, PairwiseQuality, ErrorFree]}
 _FIRST_LINES = {name: cls.instructions.strip().split("\n")[0].strip() for name, cls in SIGNATURES.items()}
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n")
 _OBJECTIVE = "your objective is:"
@@ -239,4 +240,6 @@ def _esa_ape_judge(name: str, inputs: dict[str, Any], translation: str, word: st
         return {"post_edit": edited}
     if name == "PairwiseQuality":
         return {"better": "B" if _h("pair", inputs.get("translation_b")) % 100 < 70 else "A"}
+    if name == "ErrorFree":
+        return {"error_free": _h(name, translation) % 100 < 40}
     raise LookupError(name)

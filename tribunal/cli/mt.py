@@ -7,7 +7,7 @@ from typing import List, Optional
 
 import typer
 
-from tribunal.cli.common import Experiment, NoTrack, TrackingUri, resolve_wmt23, tracking_settings
+from tribunal.cli.common import Experiment, NoTrack, TrackingUri, data_root, resolve_wmt23, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.help_policy import examples
@@ -17,6 +17,15 @@ app = typer.Typer(no_args_is_help=True)
 DataOption = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
 ProtocolOption = typer.Option(
     None, "--protocol", help="wmt23 | wmt24 | wmt25 (default: the data set's own; wmt24 on WMT23 data is WMT24OnWMT23)."
+)
+HumanOption = typer.Option(
+    None, "--human", metavar="NAME",
+    help="The gold scores: human-scores/LP.NAME.seg.score (e.g. mqm, esa-human1, ESA-2); esa: the pair's ESA "
+         "scores (esa, esa-human1, else the ESA campaign's ESA-1). Default: the data set's own.",
+)
+HumanDirOption = typer.Option(
+    None, "--human-dir", help="Another folder of LP.NAME.seg.score files aligned with --data (repeatable; default "
+    "with --human: $TRIBUNAL_DATA/esa-wmt23, the ESA campaign on WMT23 en-de).",
 )
 NoDataCacheOption = typer.Option(
     False, "--no-data-cache", help="Parse every score file afresh, neither reading nor filling the parsed-data cache "
@@ -51,6 +60,14 @@ def meta_eval(
         help="exclude: leave out the cells a tribunal judge run marked degraded (scored with a fallback; "
              "NAME-REF.degraded.json beside its scores), to see whether the fallbacks move the table.",
     ),
+    human: Optional[str] = HumanOption,
+    human_dir: Optional[List[Path]] = HumanDirOption,
+    task: str = typer.Option(
+        "primary", "--task", metavar="primary|error-free",
+        help="primary: the protocol's table; error-free: WMT26's detection of error-free segments "
+             "(binary; gold: ESA score >= --gold-threshold and no error span, MQM: no error).",
+    ),
+    gold_threshold: float = typer.Option(85.0, "--gold-threshold", help="error-free gold: ESA score at least this."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -71,9 +88,18 @@ def meta_eval(
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if output:
         writable_file(output, "--output")
+    if task not in ("primary", "error-free"):
+        raise typer.BadParameter(f"{task!r}: use primary or error-free", param_hint="--task")
+    dirs = _human_dirs(human, human_dir)
+    if task == "error-free":
+        from tribunal.cli.mt_error_free import error_free_table  # startup: kept out of `tribunal --help`
+
+        error_free_table(resolve_wmt23(data), lp or None, human, dirs, tuple(scores or ()), metric or None,
+                         gold_threshold, significance or 1000, seed, output, settings)
+        return
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
                            protocol, significance, seed, coverage_limited, data_cache=not no_data_cache,
-                           degraded=_include_or_exclude(degraded))
+                           degraded=_include_or_exclude(degraded), human=human, human_dirs=dirs)
     console, errors = make_console(), make_console(stderr=True)
     title = result.protocol.title
     if significance:
@@ -140,6 +166,15 @@ from tribunal.cli.mt_span_eval import EPILOG as SPAN_EVAL_EPILOG  # noqa: E402
 from tribunal.cli.mt_span_eval import span_eval  # noqa: E402
 
 app.command("span-eval", epilog=SPAN_EVAL_EPILOG)(span_eval)
+
+
+def _human_dirs(human: Optional[str], given: Optional[List[Path]]) -> tuple[Path, ...]:
+    """``--human-dir`` folders; by default, with ``--human``, the ESA campaign's ``$TRIBUNAL_DATA/esa-wmt23``."""
+    if given:
+        return tuple(given)
+    root = data_root()
+    campaign = root / "esa-wmt23" if root is not None else None
+    return (campaign,) if human and campaign is not None and campaign.is_dir() else ()
 
 
 def _include_or_exclude(value: str) -> str:

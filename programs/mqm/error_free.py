@@ -1,0 +1,31 @@
+"""The error-free judge: one call answering WMT26's binary question directly (``signatures/mqm/error_free.py``).
+
+Its score is on ESA's 0-100 scale so that every score-file reader and the error-free conversion
+(``score >= 85``) take it as they are: 100 error-free, 0 not. It marks no spans.
+"""
+
+from __future__ import annotations
+
+import dspy
+
+from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.segment_inputs import segment_aware
+from tribunal.signatures.mqm.error_free import ErrorFree
+
+ERROR_FREE_SCORE, HAS_ERRORS_SCORE = 100.0, 0.0
+
+
+class ErrorFreeJudge(dspy.Module):
+    def __init__(self, lms: RoleLMs | None = None):
+        super().__init__()
+        self.lms = lms
+        self.decide = dspy.Predict(ErrorFree)
+
+    @segment_aware  # also takes reference= and context= (SegmentInputs); WMT26 allows no reference here
+    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        out = invoke(self.lms, "error_free", "error_free", self.decide, source=source, translation=translation,
+                     source_lang=source_lang, target_lang=target_lang)
+        verdict = bool(out.error_free)
+        transcript = [{"stage": "error_free", "role": "error_free", "error_free": verdict}]
+        return dspy.Prediction(errors=[], score=ERROR_FREE_SCORE if verdict else HAS_ERRORS_SCORE,
+                               transcript=transcript, debates={}, scale="esa")

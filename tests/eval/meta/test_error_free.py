@@ -1,0 +1,88 @@
+"""Error-free detection: the gold rule, each conversion and the measures, on hand-worked examples."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tribunal.core.rating import ErrorSpan
+from tribunal.eval.meta.binary_measures import bootstrap, mcc_nulls, measures
+from tribunal.eval.meta.error_free import from_score, from_spans, gold_rule, mqm_error_free
+from tribunal.eval.meta.error_free_job import calibrated_threshold
+
+MINOR = ErrorSpan(0, 3, "", "minor")
+NEUTRAL = ErrorSpan(0, 3, "", "neutral")
+
+
+@pytest.mark.parametrize("score, spans, expected", [
+    (90.0, (), 1.0),          # high score, no span: error-free
+    (85.0, (), 1.0),          # the threshold itself passes (>= 85)
+    (84.9, (), 0.0),          # below the threshold, even without a span
+    (100.0, (MINOR,), 0.0),   # one minor span is an error, whatever the score
+    (100.0, (NEUTRAL,), 1.0),  # a neutral mark is not an error
+])
+def test_gold_rule(score, spans, expected):
+    assert gold_rule(score, spans) == expected
+
+
+def test_gold_rule_unrated_and_threshold_setting():
+    assert math.isnan(gold_rule(90.0, None)) and math.isnan(gold_rule(math.nan, ()))
+    assert gold_rule(80.0, (), threshold=75) == 1.0
+
+
+def test_span_conversion_and_mqm_gold():
+    assert from_spans(()) == 1.0 and from_spans((MINOR,)) == 0.0 and from_spans((NEUTRAL, NEUTRAL)) == 1.0
+    assert math.isnan(from_spans(None)) and mqm_error_free((ErrorSpan(1, 2, "x", "major"),)) == 0.0
+
+
+def test_score_conversion_inclusive_strict_and_mqm_scale():
+    np.testing.assert_array_equal(from_score(np.array([85, 84, np.nan]), 85), [1, 0, np.nan])
+    np.testing.assert_array_equal(from_score(np.array([85, 86]), 85, strict=True), [0, 1])
+    np.testing.assert_array_equal(from_score(np.array([-0.0, -0.1, -5]), 0.0), [1, 0, 0])  # MQM: no penalty
+
+
+def test_measures_hand_worked():
+    # gold 1 1 0 0 1, pred 1 0 0 1 1: tp 2, fp 1, fn 1, tn 1
+    got = measures(np.array([1, 1, 0, 0, 1]), np.array([1, 0, 0, 1, 1]))
+    assert got["precision"] == pytest.approx(2 / 3) and got["recall"] == pytest.approx(2 / 3)
+    assert got["f1"] == pytest.approx(2 / 3)
+    assert got["balanced_accuracy"] == pytest.approx((2 / 3 + 1 / 2) / 2)
+    assert got["mcc"] == pytest.approx((2 * 1 - 1 * 1) / math.sqrt(3 * 3 * 2 * 2))
+    assert got["predicted_rate"] == pytest.approx(3 / 5)
+    constant = measures(np.array([1, 0, 1]), np.array([1, 1, 1]))
+    assert constant["mcc"] == 0.0 and constant["recall"] == 1.0
+
+
+def test_bootstrap_interval_brackets_the_value_and_nulls_are_antisymmetric_in_use():
+    rng = np.random.default_rng(0)
+    gold = (rng.random(400) < 0.5).astype(float)
+    good = np.where(rng.random(400) < 0.8, gold, 1 - gold)
+    low, high = bootstrap(gold, good, 300, 1)["mcc"]
+    assert low < measures(gold, good)["mcc"] < high
+    null = mcc_nulls(gold, np.array([good, 1 - good]), 200, rng)
+    assert np.isnan(null[:, 1, 0]).all() and np.isfinite(null[:, 0, 1]).all()
+    assert (null[:, 0, 1] < measures(gold, good)["mcc"] - measures(gold, 1 - good)["mcc"]).all()
+
+
+def test_calibrated_threshold_maximises_mcc():
+    assert calibrated_threshold(np.array([0, 0, 1, 1.0]), np.array([10, 20, 30, 40.0])) == 30.0
+
+
+CAMPAIGN = Path(os.environ.get("TRIBUNAL_DATA", "/nonexistent")) / "esa-wmt23"
+
+
+@pytest.mark.skipif(not (CAMPAIGN / "240315rc5ESA.scores.csv").is_file(), reason="no ESA campaign data")
+def test_campaign_table_has_the_rater_ceiling_and_converted_annotations():
+    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.eval.meta.error_free_job import run_error_free
+
+    pair = LanguagePair(CAMPAIGN.parent / "wmt23", "en-de", gold="esa", human_dirs=(CAMPAIGN,))
+    result = run_error_free(pair, pair.gold_name, list(pair.human_dirs), None, samples=100)
+    rows = {r["detector"]: r for r in result.rows}
+    assert result.gold == "ESA-1" and result.cells == 2690
+    assert {"ESA-2", "MQM-1", "LLM"} <= set(rows)
+    assert rows["MQM-1"]["rule"] == "no error span" and 0 < rows["ESA-2"]["mcc"] < 1
