@@ -75,7 +75,7 @@ def rehearse(pairs: Sequence[Any], make_rules: Callable[[Any], list], repeats: i
     for judge in llm_judges(rules):
         judge.threads = 1  # the signature watch is per thread: the rehearsal judges in this one
         if out is not None:
-            judge.journaled(PairJournal(journal_file(out, judge.label, judge.setting())))
+            judge.journaled(PairJournal(journal_file(out, judge.label, judge.setting())), keep=False)
     judged = [(p.original, p.perturbed) for p in pairs]
     with dspy.context(callbacks=[*dspy.settings.callbacks, watch]):
         for rule in _llm_rules(rules):

@@ -61,9 +61,9 @@ class LLMJudgeRule(EquivalenceRule):
             cap.attach([self.lm])
         return self
 
-    def journaled(self, journal: PairJournal) -> "LLMJudgeRule":
-        """Keep every finished judgment in ``journal``, and take the ones it already holds as judged."""
-        self.journal = journal
+    def journaled(self, journal: PairJournal, keep: bool = True) -> "LLMJudgeRule":
+        """Take the judgments ``journal`` holds as judged, and (``keep``) append every new one to it."""
+        self.journal = journal if keep else None
         self._journaled = journal.load()
         return self
 
