@@ -113,3 +113,18 @@ def test_summary_json_renders_what_the_terminal_showed_and_mlflow_has_the_role_m
     for role in ("proposer", "critic", "reviser", "engagement_judge"):
         assert metrics[f"role.{role}.calls"] == _roles(summary)[role] and metrics[f"role.{role}.usd"] > 0
     assert metrics["usage.prompt_tokens"] == summary.prompt_tokens and metrics["usage.usd"] > 0
+
+
+def test_a_cost_cap_is_never_passed_and_the_job_resumes(peer, tmp_path):
+    api_base, state = peer
+    with private_dspy_cache(tmp_path / "clean-cache"):
+        clean = runner.invoke(app, _args(api_base, tmp_path / "clean", "--no-track"))
+    assert clean.exit_code == 0, clean.output
+    cap = read_run_summary(tmp_path / "clean").spend_usd / 2
+    capped = runner.invoke(app, _args(api_base, tmp_path / "run", "--no-track", "--max-cost", f"{cap:.8f}"))
+    assert capped.exit_code == EXIT_CAPPED, capped.output
+    first = read_run_summary(tmp_path / "run")
+    assert first.stopped_by.startswith("--max-cost") and first.cap.spent_usd <= cap and first.items.left > 0
+    resumed = runner.invoke(app, _args(api_base, tmp_path / "run", "--no-track"))
+    assert resumed.exit_code == 0, resumed.output
+    assert read_run_summary(tmp_path / "run").items.scored == 4
