@@ -22,9 +22,11 @@ import dspy
 from tribunal.programs.answers import ask, asks_of, describe, tolerant_answers
 from tribunal.core.judgment import Judgment, Vote
 from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
+from tribunal.programs.mqm.roles import calls_as
 from tribunal.signatures.equiv_judge import RUBRICS
 
 MAX_VOTES = 3
+STAGE, ROLE = "equiv", "equivalence_judge"  # the tag of its calls (usage per role, --estimate's by_role)
 # (presentation order, swap the inputs?) for each of the three calls
 PLAN = (("ab", False), ("ba", True), ("ab", False))
 
@@ -94,7 +96,7 @@ class EquivalenceJudge(dspy.Module):
         """One vote and the LM calls it took (re-asks included)."""
         config: dict[str, Any] = {"rollout_id": rollout} if rollout is not None else {}
         try:
-            with tolerant_answers():
+            with tolerant_answers(), calls_as(STAGE, ROLE):
                 prediction = ask(self.judge, role="equivalence judge", config=config, **(context or {}),
                                  hypothesis_a=first, hypothesis_b=second)
         except ANSWER_FAILURES as err:  # unusable after the re-asks, or failed: this vote is unscored, not a verdict

@@ -12,10 +12,16 @@ from __future__ import annotations
 import dspy
 
 from tribunal.programs.answers import UnusableAnswer, ask, describe, tolerant_answers
+from tribunal.core.judges import Calls
 from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
+from tribunal.programs.mqm.roles import calls_as
 from tribunal.signatures.hyp_engagement import JudgeEngagement
 
 NO_RESPONSE = "(no response)"
+STAGE, ROLE = "engagement", "engagement_judge"  # the tag of its calls (usage per role, --estimate's by_role)
+CALLS = Calls("1 engagement-judge call per challenge (each critique a hypothesis met), after the workflow; "
+              "runs already labelled by this judge cost none", fixed=False)
+"""Its call structure, as ``tribunal hyp run --estimate`` reports it."""
 
 
 class EngagementJudge(dspy.Module):
@@ -34,7 +40,7 @@ class EngagementJudge(dspy.Module):
                                      "one label per demand is needed")
 
         try:
-            with tolerant_answers():
+            with tolerant_answers(), calls_as(STAGE, ROLE):
                 out = ask(self.judge, check=one_per_demand, role="engagement judge", demands=list(demands),
                           hypothesis_before=hypothesis_before, responses=[r if r else NO_RESPONSE for r in responses],
                           hypothesis_after=hypothesis_after)

@@ -26,12 +26,19 @@ from __future__ import annotations
 
 import dspy
 
+from tribunal.core.judges import Calls
 from tribunal.programs.answers import UnusableAnswer, ask, tolerant_answers
+from tribunal.programs.mqm.roles import calls_as
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
 from tribunal.core.hyp_records import Challenge, Delivered, chain_hypothesis
 from tribunal.signatures.hyp_workflow import CritiqueHypothesis, ProposeHypotheses, ReviseHypothesis
 
 DEFAULT_MAX_PER_OPENING = 3
+STAGE = "workflow"  # its calls are tagged (STAGE, role): proposer, critic, reviser
+CALLS = Calls("per opening hypothesis: 1 proposer call, then per critique round 1 critic and 1 reviser call for "
+              "every live hypothesis (1 to --max-per-opening: as many as the proposer's and reviser's answers "
+              "offer); the engagement judge after them", fixed=False)
+"""Its call structure, as ``tribunal hyp run --estimate`` reports it."""
 FALLBACK = Fallback(("critic", "reviser"), "the previous revision, carried on unchanged (a round without revision)")
 
 
@@ -76,8 +83,9 @@ class HypothesisWorkflow(dspy.Module):
                 built[prefix] = self._hypotheses(out.hypotheses, prefix, opening, parent, first)
             return check
 
-        ask(self.proposer, check=hypotheses_of(f"{lineage_id}/k0", None), role="proposer", config=config, **context,
-            opening_hypothesis=opening_hypothesis, max_hypotheses=cap)
+        with calls_as(STAGE, "proposer"):
+            ask(self.proposer, check=hypotheses_of(f"{lineage_id}/k0", None), role="proposer", config=config,
+                **context, opening_hypothesis=opening_hypothesis, max_hypotheses=cap)
         live = built[f"{lineage_id}/k0"]
         truncated = max(0, len(live) - cap)
         live = live[:cap]
@@ -90,10 +98,12 @@ class HypothesisWorkflow(dspy.Module):
                 before = node.hypothesis.render()
                 prefix = f"{lineage_id}/k{round_}"
                 try:
-                    critique = ask(self.critic, role="critic", config=config, **context, hypothesis=before)
-                    revised = ask(self.reviser, check=hypotheses_of(prefix, node.hypothesis.id, len(children)),
-                                  role="reviser", config=config, **context, hypothesis=before,
-                                  demands=critique.demands, max_hypotheses=cap)
+                    with calls_as(STAGE, "critic"):
+                        critique = ask(self.critic, role="critic", config=config, **context, hypothesis=before)
+                    with calls_as(STAGE, "reviser"):
+                        revised = ask(self.reviser, check=hypotheses_of(prefix, node.hypothesis.id, len(children)),
+                                      role="reviser", config=config, **context, hypothesis=before,
+                                      demands=critique.demands, max_hypotheses=cap)
                 except UnusableAnswer as err:  # the hypothesis goes on unrevised; no challenge to record
                     degraded.append(stand_in(FALLBACK, err, self.strict, node.hypothesis.id))
                     children.append(node)

@@ -27,6 +27,13 @@ from tribunal.eval.equiv.sweep import ordered_kinds, sweep_figure, threshold_swe
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import EquivAuditSignature
 from tribunal.eval.tracking.equiv_run import audit_run_name, log_rule_judgments, log_suite, rule_run_name
+from tribunal.eval.tracking.usage_metrics import usage_metrics
+from tribunal.eval.usage_summary import usage_fields
+from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.eval.equiv.audit_summary import audit_run_summary
+from tribunal.eval.equiv.pair_journal import PairJournal, journal_file
+from tribunal.errors import SpendingCapReached
+from tribunal.runner.meter import add_summaries
 
 
 def metric_key(name: str) -> str:
@@ -57,6 +64,8 @@ class AuditResult:
     signature: str
     run_id: str | None
     files: list[Path] = field(default_factory=list)
+    stopped_by: str | None = None  # the spending cap that stopped the audit (then no table, no MLflow run)
+    summary: Any = None  # its RunSummary (summary.json)
 
     def suite_kinds(self) -> list[str]:
         """The kinds of the audited pairs, in table order."""
@@ -153,9 +162,37 @@ def _log_rule(parent, audit: RuleAudit, suite: Suite, out: Path | None, files: l
         files.append(out / f"items_{audit.label}.tsv")
 
 
+def llm_judges(rules: Sequence[EquivalenceRule]) -> list[Any]:
+    """The LLM judges the rules consult (a cascade's, the llm rule's), each once: the rules that call an LM."""
+    judges: dict[int, Any] = {}
+    for rule in rules:
+        for candidate in (rule, getattr(rule, "judge", None)):
+            if candidate is not None and hasattr(candidate, "meter"):
+                judges.setdefault(id(candidate), candidate)
+    return list(judges.values())
+
+
+def _judge_all(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, progress) -> tuple[list, list[str]]:
+    """Every rule's audit, until a spending cap stops one: (the audits done, the labels of the rules left)."""
+    audits: list[RuleAudit] = []
+    for index, rule in enumerate(rules):
+        if progress:
+            progress(f"judging {len(suite.pairs)} pairs x {repeats} with {rule.label} ...")
+        try:
+            audits.append(audit_rule(suite, rule, repeats))
+        except SpendingCapReached:
+            return audits, [r.label for r in rules[index:]]
+    return audits, []
+
+
 def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, tracking: TrackingSettings,
-              out: Path | None = None, progress=None) -> AuditResult:
-    """Audit each rule on the suite; log one parent run with a nested run per rule."""
+              out: Path | None = None, progress=None, cap: Any = None) -> AuditResult:
+    """Audit each rule on the suite; log one parent run with a nested run per rule; write ``summary.json``.
+
+    The LLM judges' finished judgments are journaled under ``out`` (a resumed audit reads them back).
+    Under ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`) the audit stops at the first rule
+    the cap leaves unfinished: no table and no MLflow run then, the summary says what is left.
+    """
     # each rule's setting pins its thresholds (an auto threshold is pinned by its rule, not its value)
     sig = str(EquivAuditSignature(rules=",".join(r.setting() for r in rules), repeats=repeats,
                                   data=f"{suite.name}@{suite.hash}"))
@@ -163,16 +200,25 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
               "rules": ",".join(r.label for r in rules), "repeats": repeats}
     if out:
         out.mkdir(parents=True, exist_ok=True)
+    judges = llm_judges(rules)
+    for judge in judges:
+        judge.capped(cap)
+        if out:
+            judge.journaled(PairJournal(journal_file(out, judge.label, judge.setting())))
     files: list[Path] = []
-    audits = []
-
-    with tracked_run(tracking, audit_run_name(rules, suite), params, {"tribunal.command": "equiv audit"}, sig) as run:
+    started, clock = time.time(), time.perf_counter()
+    audits, left = _judge_all(suite, rules, repeats, progress)
+    usage = add_summaries([judge.meter.summary() for judge in judges])
+    if left:
+        result = AuditResult(suite, audits, agreement_table(audits), sig, None, files, stopped_by=cap.stopped_by)
+        result.summary = _summary(result, len(rules), repeats, usage, cap, left, clock, out)
+        return result
+    lm_name = next((judge.lm_name for judge in judges), "")
+    with tracked_run(tracking, audit_run_name(rules, suite), params, {"tribunal.command": "equiv audit"}, sig,
+                     started=started) as run:
         log_suite(run, suite)
-        for rule in rules:
-            if progress:
-                progress(f"judging {len(suite.pairs)} pairs x {repeats} with {rule.label} ...")
-            audits.append(audit_rule(suite, rule, repeats))
-            _log_rule(run, audits[-1], suite, out, files)
+        for audit in audits:
+            _log_rule(run, audit, suite, out, files)
         agree = agreement_table(audits)
         result = AuditResult(suite, audits, agree, sig, run.run_id, files)
         table = result.table()
@@ -183,8 +229,23 @@ def run_audit(suite: Suite, rules: Sequence[EquivalenceRule], repeats: int, trac
         for row in agree.to_dict("records"):
             run.log_metrics({metric_key(f"agreement/{row['rule_a']}_vs_{row['rule_b']}/{k}"): row[k]
                              for k in ("raw", "kappa", "alpha")})
+        run.log_metrics({metric_key(k): v for k, v in usage_metrics(usage, lm_name).items()})
+        run.log_metrics({"lm_calls": float(usage_fields(usage)["calls"]), "wall_seconds": time.perf_counter() - clock})
         if out:
             for name, frame in (("audit_table.tsv", table), ("agreement.tsv", agree)):
                 frame.to_csv(out / name, sep="\t", index=False)
                 files.append(out / name)
+        result.summary = _summary(result, len(rules), repeats, usage, cap, [], clock, out)
+        run.log_text(result.summary.model_dump_json(indent=2), "summary.json")
     return result
+
+
+def _summary(result: AuditResult, rules: int, repeats: int, usage: dict, cap: Any, left: list[str], clock: float,
+             out: Path | None) -> Any:
+    """The audit's :class:`~tribunal.core.run_summary.RunSummary`, written as ``out/summary.json``."""
+    outputs = {"folder": str(out)} if out else {}
+    summary = audit_run_summary(result, rules, repeats, usage, cap, cascade_savings(result.rules), left,
+                                time.perf_counter() - clock, outputs)
+    if out:
+        write_run_summary(summary_path(out), summary)
+    return summary

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from dspy.lm15 import Message, Response, TextPart, Usage
 from dspy.utils.callback import BaseCallback
@@ -65,6 +65,8 @@ class RehearsalEngine:
 
     ``limit``: the completion tokens a ``high`` answer fills when a request carries no token limit.
     ``answers_in_json``: as the engine it stands for (a local model's asks for JSON answers).
+    ``shape``: ``(signature, scenario, inputs, outputs) -> outputs``, where a program needs answers the
+    field types alone do not give (an equivalence judge's votes that disagree, as many hypotheses as asked).
     """
 
     scenario: Scenario
@@ -72,6 +74,7 @@ class RehearsalEngine:
     watch: SignatureWatch
     limit: int = 1024
     answers_in_json: bool = False
+    shape: Callable[[Any, str, dict, dict], dict] | None = None
     calls: list[RehearsedCall] = field(default_factory=list)
     supports_response_schema: bool = True
     supports_function_calling: bool = False
@@ -96,6 +99,8 @@ class RehearsalEngine:
 
     def _answer(self, current: _Format, limit: int) -> str:
         outputs = sample_outputs(current.signature, self.scenario, current.inputs)
+        if self.shape is not None:
+            outputs = self.shape(current.signature, self.scenario, current.inputs, outputs)
         text = current.adapter.format_assistant_message_content(current.signature, outputs)
         free = free_text_field(current.signature)
         if self.scenario == "high" and free is not None:  # as long as the limit lets a real answer be

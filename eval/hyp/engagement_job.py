@@ -6,12 +6,15 @@ resumed job pays only for what is missing and a new judge model relabels everyth
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 import dspy
 
 from tribunal.core.hyp_records import RunRecord
+from tribunal.errors import SpendingCapReached
+from tribunal.runner.meter import UsageMeter, metering
 from tribunal.signatures.hyp_engagement import ENGAGEMENT_LABELS
 from tribunal.programs.hyp_engagement import EngagementJudge
 
@@ -33,21 +36,35 @@ def label_record(record: RunRecord, judge_lm: Any, judge_name: str) -> RunRecord
 
 
 def label_runs(records: Sequence[RunRecord], judge_lm: Any, judge_name: str, threads: int = 4,
-               store: Callable[[RunRecord], None] | None = None) -> tuple[list[RunRecord], int]:
-    """Label every run that needs it (``store`` is called on each as it is done); returns (records, labelled)."""
+               store: Callable[[RunRecord], None] | None = None, meter: UsageMeter | None = None,
+               cap: Any = None) -> tuple[list[RunRecord], int]:
+    """Label every run that needs it (``store`` is called on each as it is done); returns (records, labelled).
+
+    ``meter`` counts the judge's calls; under ``cap`` (its gate on ``judge_lm``) no run is labelled once it
+    stops admitting, and a run whose call it refused stays unlabelled (labelled on resume, its finished calls
+    from the response cache)."""
     todo = [i for i, r in enumerate(records) if r.ok and needs_labels(r, judge_name)]
 
-    def work(index: int) -> RunRecord:
-        record = label_record(records[index], judge_lm, judge_name)
+    def work(index: int) -> RunRecord | None:
+        if cap is not None and not cap.admitting():
+            return None
+        try:
+            with metering(meter) if meter is not None else contextlib.nullcontext():
+                record = label_record(records[index], judge_lm, judge_name)
+        except SpendingCapReached:
+            return None
         if store is not None:
             store(record)
         return record
 
     out = list(records)
+    labelled = 0
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         for index, record in zip(todo, pool.map(work, todo)):
-            out[index] = record
-    return out, len(todo)
+            if record is not None:
+                out[index] = record
+                labelled += 1
+    return out, labelled
 
 
 def engagement_shares(records: Sequence[RunRecord]) -> dict[int, dict[str, float]]:

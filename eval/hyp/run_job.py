@@ -30,7 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import time
 import dspy
 
-from tribunal.errors import Interrupted
+from tribunal.errors import Interrupted, SpendingCapReached
+from tribunal.eval.hyp.run_summary import JobFigures, hyp_run_summary, write_hyp_summary
+from tribunal.eval.hyp.engagement_job import needs_labels
+from tribunal.eval.tracking.usage_metrics import usage_metrics
+from tribunal.eval.usage_summary import usage_fields
+from tribunal.programs.hyp_engagement import ROLE as ENGAGEMENT_ROLE
+from tribunal.runner.meter import UsageMeter, metering
 from tribunal.runner import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
@@ -72,6 +78,7 @@ class RunJobResult:
     signature: str
     run_id: str | None
     unreadable: list[str] = field(default_factory=list)  # stored files that were run again
+    summary: Any = None  # its RunSummary (summary.json)
 
 
 def run_id_for(depth: int, rerun: int) -> str:
@@ -147,28 +154,23 @@ def _nonce(out: Path) -> str:
 
 
 def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
-                 tracking: TrackingSettings, judge_lm: Any = None, judge_public: dict | None = None) -> RunJobResult:
-    """Run (or resume) every instance x depth x rerun, label the challenges, log one MLflow run.
+                 tracking: TrackingSettings, judge_lm: Any = None, judge_public: dict | None = None,
+                 cap: Any = None) -> RunJobResult:
+    """Run (or resume) every instance x depth x rerun, label the challenges, log one MLflow run, write
+    ``summary.json``.
 
     ``judge_lm=None`` skips the engagement judge (the challenges stay unlabelled until a later run).
+    ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`, its gate on both LMs): once it stops
+    admitting, no new run (or labelling) starts; a run whose call it refused is not stored; the runs in
+    flight finish and are stored. A stopped job logs no MLflow run; its summary says what is left.
     """
     with folder_lock(out):
-        return _run_workflow(instances, settings, lm, lm_public, out, tracking, judge_lm, judge_public)
+        return _run_workflow(instances, settings, lm, lm_public, out, tracking, judge_lm, judge_public, cap)
 
 
-def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
-                  tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None) -> RunJobResult:
-    started = time.time()
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    nonce = _nonce(out)
-    judge_name = (judge_public or {}).get("model") or "judge"
-    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
-                              depths=tuple(settings.depths), reruns=settings.reruns,
-                              per_opening=settings.max_per_opening, lm=lm_public.get("model"),
-                              judge=judge_name if judge_lm is not None else None))
-    write_text_atomically(out / MANIFEST, json.dumps({
-        "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
-        "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
+def pending_runs(instances: Sequence[Instance], settings: RunSettings, out: Path) -> tuple[list, list, list[str]]:
+    """``(todo, done, unreadable)``: the (instance, depth, rerun) still to run, the stored runs without errors,
+    and the stored files that cannot be read (run again)."""
     todo: list[tuple[Instance, int, int]] = []
     done: list[RunRecord] = []
     unreadable: list[str] = []
@@ -185,22 +187,60 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
                     done.append(stored)
                 else:
                     todo.append((instance, depth, rerun))
+    return todo, done, unreadable
+
+
+def judge_name_of(judge_public: dict | None) -> str:
+    """The name the engagement judge's labels are stored under (its model)."""
+    return (judge_public or {}).get("model") or "judge"
+
+
+def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
+                  tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None, cap: Any) -> RunJobResult:
+    started, clock = time.time(), time.perf_counter()
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    nonce = _nonce(out)
+    judge_name = judge_name_of(judge_public)
+    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
+                              depths=tuple(settings.depths), reruns=settings.reruns,
+                              per_opening=settings.max_per_opening, lm=lm_public.get("model"),
+                              judge=judge_name if judge_lm is not None else None))
+    write_text_atomically(out / MANIFEST, json.dumps({
+        "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
+        "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
+    todo, done, unreadable = pending_runs(instances, settings, out)
+    meter = UsageMeter()
+    if cap is not None:
+        cap.attach([lm, judge_lm])
 
     def store(record: RunRecord) -> None:
         # atomic: a run killed mid-write leaves no torn record for the resume to trip over
         write_text_atomically(run_path(out, record.instance, record.run_id), record.model_dump_json(indent=2))
 
-    def work(job: tuple[Instance, int, int]) -> RunRecord:
+    def work(job: tuple[Instance, int, int]) -> RunRecord | None:
+        if cap is not None and not cap.admitting():
+            return None  # left for the resumed run
         instance, depth, rerun = job
-        record = execute_run(instance, depth, rerun, lm, settings.max_per_opening, nonce)
+        try:
+            with metering(meter):
+                record = execute_run(instance, depth, rerun, lm, settings.max_per_opening, nonce)
+        except SpendingCapReached:
+            return None  # cut short by the cap: not stored, run again on resume (its finished calls cached)
         store(record)
         return record
 
     new = _run_all(work, todo, settings.threads, len(done))
-    records = sorted(done + new, key=lambda r: (r.instance, r.depth, r.rerun))
+    left = sum(record is None for record in new)
+    records = sorted(done + [r for r in new if r is not None], key=lambda r: (r.instance, r.depth, r.rerun))
     labelled = 0
     if judge_lm is not None:
-        records, labelled = label_runs(records, judge_lm, judge_name, settings.threads, store)
+        records, labelled = label_runs(records, judge_lm, judge_name, settings.threads, store, meter, cap)
+    unlabelled = sum(r.ok and needs_labels(r, judge_name) for r in records) if judge_lm is not None else 0
+    job = JobFigures(len(todo) + len(done), len(done), left, unlabelled, labelled, unreadable, str(out),
+                     time.perf_counter() - clock, lm_public.get("model") or "", judge_name if judge_lm else None)
+    if cap is not None and cap.stopped_by and (left or unlabelled):
+        summary = write_hyp_summary(out, hyp_run_summary(records, job, sig, None, meter.summary(), cap))
+        return RunJobResult(records, len(done), labelled, sig, None, unreadable, summary=summary)
     params = {"instances": ",".join(i.id for i in instances), "depths": ",".join(map(str, settings.depths)),
               "reruns": settings.reruns, "max_per_opening": settings.max_per_opening,
               "evidence_passages": sum(len(i.evidence) for i in instances),
@@ -217,7 +257,14 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
         for depth, shares in engagement_shares(records).items():
             run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
         run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")
-    return RunJobResult(records, len(done), labelled, sig, run.run_id, unreadable)
+        usage = meter.summary()
+        role_models = {ENGAGEMENT_ROLE: job.judge} if job.judge else {}
+        run.log_metrics(usage_metrics(usage, job.model, role_models))
+        run.log_metrics({"lm_calls": float(usage_fields(usage)["calls"]), "wall_seconds": time.perf_counter() - clock})
+        summary = hyp_run_summary(records, job, sig, run.run_id, usage, cap)
+        run.log_text(summary.model_dump_json(indent=2), "summary.json")
+    write_hyp_summary(out, summary)
+    return RunJobResult(records, len(done), labelled, sig, run.run_id, unreadable, summary=summary)
 
 
 def _run_all(work: Any, todo: list, threads: int, stored: int) -> list[RunRecord]:

@@ -51,6 +51,17 @@ def current_call() -> tuple[str, str]:
     return _CALL.get()
 
 
+@contextlib.contextmanager
+def calls_as(stage: str, role: str):
+    """The LM calls made inside are tagged ``(stage, role)`` (the usage meter's and the call log's keys):
+    for programs that call predictors themselves rather than through :func:`invoke`."""
+    token = _CALL.set((stage, role))
+    try:
+        yield
+    finally:
+        _CALL.reset(token)
+
+
 class RoleLMs:
     """A default LM plus optional per-role LMs. ``None`` everywhere means ``dspy.settings.lm``."""
 

@@ -70,7 +70,7 @@ def test_engagement_judge_gets_its_own_lm_at_temperature_zero(tmp_path, monkeypa
 
     seen = {}
 
-    def capture(instances, settings, lm, public, out, tracking, judge_lm, judge_public):
+    def capture(instances, settings, lm, public, out, tracking, judge_lm, judge_public, cap=None):
         seen.update(lm=lm, judge=judge_lm, judge_public=judge_public, settings=settings)
         return run_job.RunJobResult([], 0, 0, "sig", None)
 

@@ -28,7 +28,7 @@ def test_judge_temperature_reaches_the_engagement_judge(tmp_path, monkeypatch):
 
     seen = {}
 
-    def capture(instances, settings, lm, public, out, tracking, judge_lm, judge_public):
+    def capture(instances, settings, lm, public, out, tracking, judge_lm, judge_public, cap=None):
         seen.update(judge=judge_lm)
         return run_job.RunJobResult([], 0, 0, "sig", None)
 

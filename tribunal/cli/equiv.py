@@ -13,11 +13,13 @@ from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.numbers import count, number, seconds
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
+from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
 from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption, LmOption, MaxTokensOption,
-                                     ReasksOption, TimeoutOption, build_cli_lm)
+                                     ReasksOption, TimeoutOption, build_cli_lm, cli_lm_settings)
 from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.eval.equiv import defaults
-from tribunal.errors import EXIT_UNSCORED
+from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -153,6 +155,7 @@ AUDIT_EPILOG = examples(
 
 @app.command("audit", epilog=AUDIT_EPILOG)
 def audit(
+    ctx: typer.Context,
     suite: Optional[Path] = SuiteOption,
     pairs: Optional[Path] = typer.Option(
         None, "--pairs", help="Your own labelled pairs (JSONL: id, kind, label same|different, a, b) instead of the suite."),
@@ -197,9 +200,13 @@ def audit(
     ),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Where tables and plots go (default: tribunal-out/equiv-audit/<rules>-<hash>, one per configuration)."),
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
+    estimate: bool = EstimateOption,
+    as_json: bool = JsonOption,
 ) -> None:
     """Audit equivalence rules on labelled pairs.
 
@@ -235,6 +242,14 @@ def audit(
             raise UserError(f"--rubric {rubric}: the judge of --program {program} uses its own rubric ({own}); "
                             "drop --rubric")
     rule_objs = build_rules(rules, rubric or "full", options)
+    if estimate:  # the rules rebuilt on a rehearsal LM: nothing is sent, nothing tracked, nothing written
+        from tribunal.eval.estimate.equiv_estimate import estimate_audit  # startup: kept out of `tribunal --help`
+
+        lm_settings = cli_lm_settings(lm, api_base, temperature, api_key_env, cache and repeats == 1, reasks,
+                                      max_tokens, timeout)
+        make = lambda rehearsal_lm: build_rules(rules, rubric or "full", {**options, "lm": rehearsal_lm})  # noqa: E731
+        return show_estimate(estimate_audit(loaded.pairs, make, repeats, lm_settings, threads,
+                                            out or _default_out(rule_objs, loaded, repeats)), as_json)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     console = make_console()
     notices = [independent_repeats_notice(repeats, temperature, "--repeats")] if options["lm"] is not None else []
@@ -244,24 +259,34 @@ def audit(
         from rich.markup import escape  # startup: kept out of `tribunal --help`
 
         make_console(stderr=True).print(f"[yellow]note:[/yellow] {escape(notice)}")
-    if out is None:
-        from tribunal.eval.tracking.run_names import config_folder  # startup: kept out of `tribunal --help`
-
-        labels = "_".join(r.label for r in rule_objs)
-        out = config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
-                            repr([(r.label, r.params()) for r in rule_objs] + [loaded.hash, repeats]))
+    out = out or _default_out(rule_objs, loaded, repeats)
     writable_folder(out, "--out")
+    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    if cap is not None:
+        cap.check_models([lm] if any(r.name in ("llm", "cascade") for r in rule_objs) else [])
     with folder_lock(out), progress_bars() as report:  # two audits into one folder would mix their tables
         result = audited(report, lambda progress: run_audit(loaded, rule_objs, repeats, settings, out,
-                                                            progress=progress), len(rule_objs))
-    print_audit(console, result)
+                                                            progress=progress, cap=cap), len(rule_objs))
+    print_audit(console, result.summary)
     if result.run_id:
         line(console, f"MLflow run {result.run_id}; see it with: {settings.ui_command()}")
+    if result.stopped_by:
+        line(console, f"stopped by {result.stopped_by} (exit status {EXIT_CAPPED})")
+        raise typer.Exit(EXIT_CAPPED)
     unscored = {audit.label: int(audit.summary.get("unscored", 0)) for audit in result.rules}
     if any(unscored.values()):
         shown = ", ".join(f"{label} {count}" for label, count in unscored.items() if count)
         line(console, f"unscored pairs (first repeat): {shown} (exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
+
+
+def _default_out(rule_objs, loaded, repeats: int) -> Path:
+    """``tribunal-out/equiv-audit/<rules>_<suite>-<hash>``: one folder per configuration."""
+    from tribunal.eval.tracking.run_names import config_folder  # startup: kept out of `tribunal --help`
+
+    labels = "_".join(r.label for r in rule_objs)
+    return config_folder("tribunal-out/equiv-audit", f"{labels}_{loaded.name}",
+                         repr([(r.label, r.params()) for r in rule_objs] + [loaded.hash, repeats]))
 
 
 def audited(report, audit, rules: int):
@@ -278,61 +303,96 @@ def audited(report, audit, rules: int):
     return result
 
 
-def print_audit(console, result) -> None:
-    """The audit and agreement tables (fitted to the console), timings, calls and the signature."""
+def print_audit(console, summary) -> None:
+    """The audit and agreement tables (fitted to the console), timings, calls, spend and the signature.
+
+    Rendered from the :class:`~tribunal.core.run_summary.RunSummary` alone (what ``summary.json`` holds), so
+    the file read back renders the same text.
+    """
     from tribunal.cli.tables import frame_table, print_wide  # startup: kept out of `tribunal --help`
 
-    title = (f"Share judged 'different' per perturbation kind — suite {result.suite.name} "
-             f"({len(result.suite.pairs)} pairs, hash {result.suite.hash})")
-    table = result.table()
-    for column in ("unscored", "calls"):  # counts, not shares
-        table[column] = [count(v) for v in table[column]]
-    print_wide(console, frame_table(table, title, keys=["rule"], cell=_fmt))
-    if len(result.agreement):
+    d = summary.details
+    suite = d["suite"]
+    say = lambda text: line(console, text)  # noqa: E731
+    if d["table"]:
+        title = f"Share judged 'different' per perturbation kind — suite {suite['name']} ({suite['pairs']} pairs, hash {suite['hash']})"
+        table = _frame(d["table"])
+        for column in ("unscored", "calls"):  # counts, not shares
+            table[column] = [count(v) for v in table[column]]
+        print_wide(console, frame_table(table, title, keys=["rule"], cell=_fmt))
+    if d["agreement"]:
         columns = ["rule_a", "rule_b", "both_scored", "raw", "kappa", "alpha", "note"]
-        agreement = result.agreement[columns].copy()
+        agreement = _frame(d["agreement"])[columns].copy()
         agreement["both_scored"] = [count(v) for v in agreement["both_scored"]]
         print_wide(console, frame_table(agreement, "Agreement between rules (first repeat)",
                                         keys=["rule_a", "rule_b"], cell=_fmt))
-    say = lambda text: line(console, text)  # noqa: E731
-    for audit in result.rules:
-        text = f"{audit.label}: {seconds(audit.seconds)}"
-        if "encode_calls" in audit.summary:
-            text += (f" ({count(audit.summary['texts_encoded'])} distinct texts embedded in "
-                     f"{count(audit.summary['encode_calls'])} batched pass(es), "
-                     f"{seconds(audit.summary['encode_seconds'])}; model load {seconds(audit.summary['load_seconds'])})")
-        if "routed_judge" in audit.summary:
-            screened = audit.summary['routed_screen_same'] + audit.summary['routed_screen_different']
-            text += (f", screened {count(screened)} pair judgments, sent {count(audit.summary['routed_judge'])} "
-                     "to the judge")
-        if audit.summary["calls"] or "routed_judge" in audit.summary:
-            text += (f", LM calls {count(audit.summary['calls'])}, saved {count(audit.summary['calls_saved'])} "
-                     "of the 3-per-pair budget")
-            if audit.summary.get("memo_hits"):
-                text += f" ({count(audit.summary['memo_hits'])} pair judgments reused, not paid again)"
-        say(text)
-    for audit in result.rules:
-        if "threshold_rule" in audit.params:
-            peers = {k.removeprefix("calibration_rate_"): v for k, v in audit.params.items()
+    for audit in d["rules"]:
+        say(_rule_line(audit["label"], audit["seconds"], audit["summary"]))
+    for audit in d["rules"]:
+        params = audit["params"]
+        if "threshold_rule" in params:
+            peers = {k.removeprefix("calibration_rate_"): v for k, v in params.items()
                      if k.startswith("calibration_rate_")}
             source = ", ".join(f"{k} {number(v)}" for k, v in peers.items()) or "given"
-            say(f"{audit.label}: calibrated threshold {number(audit.params['threshold'])} "
-                f"(target same-pair rate {number(audit.params['calibration_target_rate'])}, {source}; "
-                f"achieved {number(audit.params['calibration_achieved_rate'])})")
-    from tribunal.eval.equiv.audit_job import cascade_savings  # heavy: pulls in sklearn, pandas
-
-    for audit in result.rules:
-        if audit.routes is not None:
-            print_wide(console, frame_table(audit.routes, f"{audit.label}: decided by the screen alone, sent to the judge, "
-                                            "wrong among the screened (first repeat)", keys=["kind"], cell=_fmt))
-    for row in cascade_savings(result.rules):
-        if row["calls_judge_alone"] == row["calls_judge_alone"]:
+            say(f"{audit['label']}: calibrated threshold {number(params['threshold'])} "
+                f"(target same-pair rate {number(params['calibration_target_rate'])}, {source}; "
+                f"achieved {number(params['calibration_achieved_rate'])})")
+    for audit in d["rules"]:
+        if audit["routes"] is not None:
+            print_wide(console, frame_table(_frame(audit["routes"]), f"{audit['label']}: decided by the screen "
+                                            "alone, sent to the judge, wrong among the screened (first repeat)",
+                                            keys=["kind"], cell=_fmt))
+    for row in d["cascade"]:
+        if row["calls_judge_alone"] is not None:
             say(f"{row['rule']}: {count(row['calls'])} LM calls against {count(row['calls_judge_alone'])} for the "
                 f"judge alone (saved {count(row['calls_saved'])}); verdicts agree with the judge alone on "
                 f"{number(row['agreement_with_judge_alone'])} of pairs")
-    if result.files:
-        say(f"files: {result.files[0].parent}/")
-    say(f"signature: {result.signature}")
+    items = summary.items
+    resumed = sum(int(a["summary"].get("resumed", 0)) for a in d["rules"])
+    say(f"pair judgments (pairs x repeats x rules): {count(items.total)}; scored {count(items.scored)}, unscored "
+        f"{count(items.unscored)}" + (f", left {count(items.left)}" if items.left else "")
+        + (f"; {count(resumed)} read back from the journal (not paid again)" if resumed else ""))
+    if summary.calls or summary.roles:
+        roles = ", ".join(f"{role} {count(r.calls)}" for role, r in summary.roles.items())
+        say(f"LM calls: {count(summary.calls)} ({roles}); tokens {count(summary.prompt_tokens)} in, "
+            f"{count(summary.completion_tokens)} out; spend: {summary.spend}")
+    left = (f"rules left: {', '.join(d['rules_left'])} (the finished pair judgments are journaled in "
+            f"{summary.outputs.get('folder', '--out')}/journal; no table and no MLflow run for a stopped audit)")
+    for text in cap_lines(summary.cap, left if d["rules_left"] else None):
+        say(text)
+    if d["files_folder"]:
+        say(f"files: {d['files_folder']}/")
+    say(f"signature: {summary.signature}")
+
+
+TEXT_COLUMNS = ("rule", "kind", "note", "rule_a", "rule_b")
+
+
+def _frame(records: list):
+    """A table of ``summary.json`` as a DataFrame: its undefined figures (JSON null) back to NaN ("n/a")."""
+    import pandas as pd  # heavy: pandas
+
+    frame = pd.DataFrame(records)
+    for column in frame.columns:
+        if column not in TEXT_COLUMNS:
+            frame[column] = pd.to_numeric(frame[column])
+    return frame
+
+
+def _rule_line(label: str, elapsed: float, s: dict) -> str:
+    """One rule's timing, embedding passes, routing and LM calls."""
+    text = f"{label}: {seconds(elapsed)}"
+    if "encode_calls" in s:
+        text += (f" ({count(s['texts_encoded'])} distinct texts embedded in {count(s['encode_calls'])} batched "
+                 f"pass(es), {seconds(s['encode_seconds'])}; model load {seconds(s['load_seconds'])})")
+    if "routed_judge" in s:
+        screened = s['routed_screen_same'] + s['routed_screen_different']
+        text += f", screened {count(screened)} pair judgments, sent {count(s['routed_judge'])} to the judge"
+    if s["calls"] or "routed_judge" in s:
+        text += f", LM calls {count(s['calls'])}, saved {count(s['calls_saved'])} of the 3-per-pair budget"
+        if s.get("memo_hits"):
+            text += f" ({count(s['memo_hits'])} pair judgments reused, not paid again)"
+    return text
 
 
 def _fmt(value) -> str:

@@ -12,12 +12,14 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
+from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
 from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption, MaxTokensOption, ReasksOption,
-                                     TimeoutOption, build_cli_lm)
-from tribunal.cli.numbers import number, p_value
+                                     TimeoutOption, build_cli_lm, cli_lm_settings)
+from tribunal.cli.numbers import count, number, p_value
 from tribunal.eval.equiv import defaults
 from tribunal.cli.equiv import build_rules
-from tribunal.errors import EXIT_UNSCORED
+from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 
 app = typer.Typer(no_args_is_help=True)
 
@@ -61,6 +63,7 @@ def frame_text(frame) -> str:
 
 @app.command("run", epilog=RUN_EPILOG)
 def run(
+    ctx: typer.Context,
     lm: str = typer.Option(..., "--lm", help="LiteLLM model for the proposer, critic and reviser (the generation model)."),
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
@@ -88,9 +91,13 @@ def run(
     threads: int = typer.Option(4, "--threads", min=1, help="Runs executed concurrently."),
     out: Optional[Path] = typer.Option(
         None, "--out", help="Run directory, resumable (default: tribunal-out/hyp-runs/<instance>_<lm>-<hash>, one per instance, LM and temperature)."),
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
+    estimate: bool = EstimateOption,
+    as_json: bool = JsonOption,
 ) -> None:
     """Run the hypothesis proposer/critic workflow.
 
@@ -125,6 +132,13 @@ def run(
         make_console(stderr=True).print("[yellow]note:[/yellow] --temperature 0: the reruns are fresh calls, but a "
                                         "deterministic model will answer them alike")
     settings = RunSettings(depths=_depths(depths), reruns=reruns, max_per_opening=max_per_opening, threads=threads)
+    lm_settings = cli_lm_settings(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)
+    judge_settings = cli_lm_settings(judge_lm or lm, api_base, judge_temperature, api_key_env, cache, reasks,
+                                     max_tokens, timeout) if engagement else None
+    if estimate:
+        from tribunal.eval.estimate.hyp_estimate import estimate_hyp_run  # startup: kept out of `tribunal --help`
+
+        return show_estimate(estimate_hyp_run(loaded, settings, lm_settings, judge_settings, out), as_json)
     lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)
     public = LMSettings(model=lm, api_base=api_base, temperature=temperature).public()
     judge_obj = judge_public = None
@@ -132,26 +146,51 @@ def run(
         judge_obj = build_cli_lm(judge_lm or lm, api_base, judge_temperature, api_key_env, cache, reasks, max_tokens,
                                  timeout)
         judge_public = LMSettings(model=judge_lm or lm, api_base=api_base, temperature=judge_temperature).public()
+    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    if cap is not None:
+        cap.check_models([lm, judge_lm or lm] if engagement else [lm])
     result = run_workflow(loaded, settings, lm_obj, public, out, tracking_settings(tracking_uri, no_track, experiment),
-                          judge_obj, judge_public)
-    for problem in result.unreadable:
-        line(console, f"run again: {problem}")
-    failed = [r for r in result.records if not r.ok]
-    line(console, f"{len(result.records)} runs of {len(loaded)} instance(s) in {out} ({result.reused} reused, "
-                  f"{len(failed)} with errors, {result.labelled} labelled by the engagement judge)")
-    for record in failed:
-        line(console, f"{record.instance}/{record.run_id}: {'; '.join(record.errors)}")
-    for record in (r for r in result.records if r.degraded):
-        rounds = "; ".join(f"opening {d['opening']}: {d['role']} ({d['reason']})" for d in record.degraded)
-        line(console, f"{record.instance}/{record.run_id}: degraded, {len(record.degraded)} round(s) carried the "
-                      f"previous revision on: {rounds}")
-    line(console, f"signature: {result.signature}")
-    if result.run_id:
-        line(console, f"MLflow run {result.run_id}")
-    if failed:
-        line(console, f"{len(failed)} runs with unscored slots: rerun the same command to run them again "
+                          judge_obj, judge_public, cap=cap)
+    summary = result.summary
+    if summary is None:  # a stand-in job (tests) that wrote no summary
+        return
+    print_run(console, summary)
+    if summary.stopped_by:
+        line(console, f"stopped by {summary.stopped_by} (exit status {EXIT_CAPPED})")
+        raise typer.Exit(EXIT_CAPPED)
+    if summary.items.unscored:
+        line(console, f"{summary.items.unscored} runs with unscored slots: rerun the same command to run them again "
                       f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
+
+
+def print_run(console, summary) -> None:
+    """The job's summary, rendered from its :class:`~tribunal.core.run_summary.RunSummary` alone (what
+    ``summary.json`` holds), so the file read back renders the same text."""
+    d = summary.details
+    say = lambda text: line(console, text)  # noqa: E731
+    for problem in d["unreadable"]:
+        say(f"run again: {problem}")
+    left = f", {summary.items.left} left" if summary.items.left else ""
+    say(f"{d['runs']} runs of {d['instances']} instance(s) in {d['out']} ({d['reused']} reused, "
+        f"{len(d['failed'])} with errors, {d['labelled']} labelled by the engagement judge{left})")
+    for failed in d["failed"]:
+        say(f"{failed['run']}: {'; '.join(failed['errors'])}")
+    for degraded in d["degraded"]:
+        say(f"{degraded['run']}: degraded, {degraded['rounds']} round(s) carried the previous revision on: "
+            f"{degraded['detail']}")
+    roles = ", ".join(f"{role} {count(r.calls)}" for role, r in summary.roles.items())
+    say(f"LM calls: {count(summary.calls)}" + (f" ({roles})" if roles else "") +
+        f"; tokens {count(summary.prompt_tokens)} in, {count(summary.completion_tokens)} out; spend: {summary.spend}")
+    left_words = None
+    if summary.cap is not None and summary.cap.stopped_by:
+        left_words = (f"{summary.items.left} runs left (not stored) and {d['unlabelled']} runs not labelled by the "
+                      "engagement judge; the runs in flight finished and are stored")
+    for text in cap_lines(summary.cap, left_words):
+        say(text)
+    say(f"signature: {summary.signature}")
+    if summary.mlflow_run_id:
+        say(f"MLflow run {summary.mlflow_run_id}")
 
 
 @app.command("divergence", epilog=DIVERGENCE_EPILOG)

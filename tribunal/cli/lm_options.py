@@ -73,10 +73,10 @@ def lm_limits(reasks: Optional[int], max_tokens: Optional[int], timeout: Optiona
                               ("server_slots", parse_server_slots(server_slots))) if v is not None}
 
 
-def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
-                 cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
-                 timeout: Optional[float] = None, server_slots: Optional[str] = None) -> Any:
-    """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
+def cli_lm_settings(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
+                    cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
+                    timeout: Optional[float] = None, server_slots: Optional[str] = None) -> Any:
+    """The ``LMSettings`` of the shared options (``None`` without ``--lm``); one-line errors for bad values."""
     if not math.isfinite(temperature) or temperature < 0:
         raise UserError(f"--temperature {temperature}: must be a finite number >= 0")
     check_timeout(timeout)
@@ -84,11 +84,27 @@ def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float,
         if api_base or api_key_env:
             raise UserError(f"{'--api-base' if api_base else '--api-key-env'} needs --lm MODEL")
         return None
-    from tribunal.programs.lm import LMSettings, build_lm, settings_error  # heavy: pulls in pydantic
+    from tribunal.programs.lm import LMSettings, settings_error  # heavy: pulls in pydantic
 
     try:
-        return build_lm(LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
-                                   cache=cache, **lm_limits(reasks, max_tokens, timeout, server_slots)))
+        return LMSettings(model=lm, api_base=api_base, api_key_env=api_key_env, temperature=temperature,
+                          cache=cache, **lm_limits(reasks, max_tokens, timeout, server_slots))
+    except ValueError as err:
+        raise UserError(settings_error(err)) from err
+
+
+def build_cli_lm(lm: Optional[str], api_base: Optional[str], temperature: float, api_key_env: Optional[str] = None,
+                 cache: bool = True, reasks: Optional[int] = None, max_tokens: Optional[int] = None,
+                 timeout: Optional[float] = None, server_slots: Optional[str] = None) -> Any:
+    """A ``dspy.LM`` from the shared options (``None`` without ``--lm``); one-line errors for bad values."""
+    settings = cli_lm_settings(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout,
+                               server_slots)
+    if settings is None:
+        return None
+    from tribunal.programs.lm import build_lm, settings_error  # heavy: pulls in pydantic
+
+    try:
+        return build_lm(settings)
     except ValueError as err:
         raise UserError(settings_error(err)) from err
 

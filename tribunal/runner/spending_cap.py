@@ -88,6 +88,7 @@ class SpendingCap:
         self.reserved = 0.0
         self.sent = 0
         self.in_flight = 0
+        self.largest = 0.0  # the largest reservation of a call so far
         self.stopped_by: str | None = None
 
     def __deepcopy__(self, memo: dict) -> "SpendingCap":  # an LM copied by DSPy keeps the run's one ledger
@@ -117,13 +118,18 @@ class SpendingCap:
                 ([f"--max-calls {self.max_calls}"] if self.max_calls is not None else [])
         return " ".join(parts)
 
-    def admitting(self) -> bool:
-        """Whether the run may start another item: no cap stopped it and neither is reached yet."""
+    def admitting(self, calls: int = 1) -> bool:
+        """Whether the run may start another item: no cap stopped it and neither is reached yet.
+
+        ``calls``: the most calls the item may make (an equivalence pair's three votes): it is admitted only
+        when they all fit (under ``--max-cost`` each priced as the largest reservation seen so far), so an
+        item is not cut short halfway, its finished calls lost to a run without the response cache."""
         with self._lock:
             if self.stopped_by is None:
-                if self.max_calls is not None and self.sent + self.in_flight >= self.max_calls:
+                if self.max_calls is not None and self.sent + self.in_flight + calls > self.max_calls:
                     self.stopped_by = f"--max-calls {self.max_calls}"
-                elif self.max_cost is not None and self.spent + self.reserved >= self.max_cost:
+                elif self.max_cost is not None and \
+                        self.spent + self.reserved + (calls - 1) * self.largest >= self.max_cost:
                     self.stopped_by = f"--max-cost {self.max_cost:g}"
             return self.stopped_by is None
 
@@ -146,6 +152,7 @@ class SpendingCap:
                     self.stopped_by = self.stopped_by or f"--max-cost {self.max_cost:g}"
                 else:
                     self.reserved += usd
+                    self.largest = max(self.largest, usd)
                     self.in_flight += 1
                     return Reservation(lm.model, usd)
                 break
