@@ -96,7 +96,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs  # heavy: pulls in numpy
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary  # heavy: pulls in numpy
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation  # heavy: pulls in numpy
-    from tribunal.eval.report.run_page import write_run_page  # heavy: pulls in numpy
+    from tribunal.eval.report.run_page import PAGE_FILE, write_run_page  # heavy: pulls in numpy
 
     if config.data is None:
         raise ValueError("no data folder given")
@@ -194,9 +194,10 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
             summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
+        paths["report"] = out / PAGE_FILE  # named in summary.json, written from it below
         result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
         paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
-        paths["report"] = write_run_page(out, result.run_summary, items, results, pair, config.judge.scale)
+        write_run_page(out, result.run_summary, items, results, pair, config.judge.scale)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
 
