@@ -23,7 +23,7 @@ import pytest
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--no-default-browser-check",
          "--disable-extensions", "--disable-default-apps", "--mute-audio", "--remote-debugging-port=0",
-         "--remote-allow-origins=*", "--allow-file-access-from-files"]
+         "--remote-allow-origins=*"]
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome-error:", "devtools:")
 
 
@@ -52,8 +52,13 @@ class Browser:
         self._id = 0
         self.errors: list[str] = []
         self.requests: list[str] = []
+        self._waiting: list[str] = []  # sessions of child frames (an out-of-process iframe) not yet watched
+        self.children: list[str] = []
         for domain in ("Runtime", "Log", "Network", "Page"):
             self.send(f"{domain}.enable")
+        # A sandboxed iframe (MLflow's artifact viewer) may run in a process of its own: it is attached, paused
+        # until its console and requests are watched too (watch_children).
+        self.send("Target.setAutoAttach", autoAttach=True, waitForDebuggerOnStart=True, flatten=True)
 
     def _port(self) -> int:
         marker = self.profile / "DevToolsActivePort"
@@ -77,10 +82,23 @@ class Browser:
             self.errors.append("log: " + params["entry"].get("text", ""))
         elif method == "Network.requestWillBeSent":
             self.requests.append(params["request"]["url"])
+        elif method == "Target.attachedToTarget":
+            self._waiting.append(params["sessionId"])
 
-    def send(self, method: str, **params: Any) -> dict[str, Any]:
+    def watch_children(self) -> list[str]:
+        """Watch the child frames attached so far (console, requests) and let them run; all their sessions."""
+        while self._waiting:
+            session = self._waiting.pop()
+            for domain in ("Runtime", "Log", "Network"):
+                self.send(f"{domain}.enable", session=session)
+            self.send("Runtime.runIfWaitingForDebugger", session=session)
+            self.children.append(session)
+        return self.children
+
+    def send(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
         self._id += 1
-        self.socket.send(json.dumps({"id": self._id, "method": method, "params": params}))
+        message = {"id": self._id, "method": method, "params": params} | ({"sessionId": session} if session else {})
+        self.socket.send(json.dumps(message))
         while True:
             message = json.loads(self.socket.recv())
             if message.get("id") == self._id:
@@ -108,7 +126,7 @@ class Browser:
     def open(self, url: str, ready: str = "document.body && document.body.getAttribute('data-ready')") -> Any:
         """Navigate and wait until ``ready`` is true (the page's own "drawn" mark by default)."""
         self.send("Page.navigate", url=url)
-        self.wait_for("document.readyState === 'complete'")
+        self.wait_for(f"location.href === {json.dumps(url)} && document.readyState === 'complete'")
         return self.wait_for(ready)
 
     def screenshot(self, path: Path, width: int = 1280, height: int = 900) -> Path:
