@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -153,11 +154,12 @@ class Browser:
 
 def chromium_or_skip() -> Browser:
     """A started :class:`Browser`, or the test is skipped with the reason."""
+    missing = pytest.fail if os.environ.get("TRIBUNAL_REQUIRE_CHROMIUM") else pytest.skip  # CI: fail, not skip
     binary = chromium_binary()
     if binary is None:
-        pytest.skip("no chromium on PATH (apt-get install chromium; .ci/run installs it)")
+        missing("no chromium on PATH (apt-get install chromium; .ci/run installs it)")
     try:
         import websocket  # noqa: F401  # optional extra: websocket-client (the test extra)
     except ImportError:
-        pytest.skip("websocket-client is not installed (pip install -e '.[test]')")
+        missing("websocket-client is not installed (pip install -e '.[test]')")
     return Browser(binary)

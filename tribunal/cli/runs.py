@@ -154,9 +154,9 @@ def view_run(
                              help="Where a run's page fetched from MLflow goes."),
     tracking_uri: Optional[str] = TrackingUri,
 ) -> None:
-    """Open a run's page: print its path, or serve it on 127.0.0.1 with --serve.
+    """Open a run's page (its path, or served on 127.0.0.1).
 
-    The page of an `mt evaluate` run is report.html in its output folder (and in the run's MLflow
+    Prints the page's path; --serve serves it on 127.0.0.1 until Ctrl-C. The page of an `mt evaluate` run is report.html in its output folder (and in the run's MLflow
     artifacts); the page of `runs compare` of two runs is compare.html. Given a run id, the page is
     fetched from the run's artifacts into --out.
     """

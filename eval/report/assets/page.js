@@ -84,7 +84,7 @@
       if (row.missed[k]) h.appendChild(el("span", "badge missed", row.missed[k] + " major error(s) missed" + (COMPARE ? " by " + label(k) : "")));
     });
     h.appendChild(el("span", "score", "human " + num(row.human)));
-    if (row.dis !== null) h.appendChild(el("span", "", "|judge − human| " + num(row.dis)));
+    if (row.dis !== null) h.appendChild(el("span", "", "|" + label(0) + " − human| " + num(row.dis)));
     if (COMPARE) h.appendChild(el("span", "", "Δ score " + num(row.diff.score)));
     h.appendChild(el("span", "", "item " + row.key));
     return h;
