@@ -97,6 +97,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs  # heavy: pulls in numpy
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary  # heavy: pulls in numpy
     from tribunal.eval.mt.report import meta_evaluation, run_summary, span_evaluation  # heavy: pulls in numpy
+    from tribunal.eval.report.run_page import PAGE_FILE, write_run_page  # heavy: pulls in numpy
 
     if config.data is None:
         raise ValueError("no data folder given")
@@ -203,8 +204,10 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
             summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
+        paths["report"] = out / PAGE_FILE  # named in summary.json, written from it below
         result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
         paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
+        write_run_page(out, result.run_summary, items, results, pair, config.judge.scale)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
 
@@ -274,6 +277,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
             run.log_artifact(result.paths[key], "outputs")
     if journal.exists():  # none when the run had no item to judge
         run.log_artifact(journal, "outputs")
+    run.log_artifact(result.paths["report"])  # at the top: MLflow's artifact viewer shows the page in the run
     _log_analysis(run, result)
     if result.ceiling is not None:
         from tribunal.eval.mt.ceiling import log_ceiling  # heavy: pulls in numpy

@@ -36,7 +36,7 @@ def test_the_command_tree_is_the_documented_one():
         "data cache clear", "data check", "data fetch", "demo", "equiv audit", "equiv generate", "export",
         "hyp divergence", "hyp run", "local install", "mt agreement", "mt compare", "mt evaluate", "mt meta-eval",
         "mt span-eval", "optimize",
-        "runs compare", "runs list"]
+        "runs compare", "runs list", "runs view"]
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS), ids=" ".join)

@@ -22,7 +22,7 @@ SUBCOMMANDS = [
     ("data", "tribunal.cli.data", "Fetch and check data sets."),
     ("equiv", "tribunal.cli.equiv", "Equivalence judges and their perturbation audit."),
     ("hyp", "tribunal.cli.hyp", "Hypothesis proposer/critic workflow and run divergence."),
-    ("runs", "tribunal.cli.runs", "List and compare tracked runs."),
+    ("runs", "tribunal.cli.runs", "List, compare and view tracked runs."),
     ("local", "tribunal.cli.local", "The local model: llama.cpp built to run on this CPU."),
 ]
 

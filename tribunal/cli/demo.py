@@ -104,6 +104,9 @@ def demo(
                        cache, lm_limits(reasks, max_tokens, timeout, server_slots))
     if settings.enabled:
         steps.run("the MLflow summary", _store_lines, console, settings, loop)
+    from tribunal.cli.demo_pages import print_run_pages  # startup: kept out of `tribunal --help`
+
+    print_run_pages(console, out)
     status = steps.finish()
     if status:
         raise typer.Exit(status)

@@ -138,4 +138,5 @@ def compare(console: Any, title: str, run_ids: list[str], folder: Path, tracking
     """``tribunal runs compare UNTUNED TUNED``: side by side, plots in ``folder``."""
     console.rule(title)
     compare_runs(run_ids=run_ids, experiment=None, filter_string="", quality=None, cost="lm_calls",
-                 step_metric=None, out=folder, tracking_uri=tracking.uri, no_track=not tracking.enabled)
+                 step_metric=None, out=folder, tracking_uri=tracking.uri, no_track=not tracking.enabled,
+                 labels=["untuned", "tuned"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from tribunal.cli.console import line
@@ -45,3 +46,19 @@ def print_pages(console: Any, tracking: Any, compared: list[str], model: str | N
     line(console, "then open:")
     for text in page_lines(tracking, compared, model):
         line(console, text)
+
+
+RUN_PAGES = (("M-MAD's run page", "mmad/report.html"), ("the untuned judge's run page", "loop/untuned/report.html"),
+             ("the tuned judge's run page", "loop/tuned/report.html"),
+             ("the untuned and the tuned judge side by side", "loop/compare/compare.html"))
+"""The pages the demo's steps write under --out (each opens offline; `tribunal runs view PATH --serve` serves it)."""
+
+
+def print_run_pages(console: Any, out: Path) -> None:
+    """Name the run pages the demo wrote (those its steps got to)."""
+    written = [(what, out / path) for what, path in RUN_PAGES if (out / path).is_file()]
+    if not written:
+        return
+    line(console, "the pages of the runs (open them in a browser, or `tribunal runs view PATH --serve`):")
+    for what, path in written:
+        line(console, f"  {what}: {path}")

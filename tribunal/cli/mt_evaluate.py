@@ -368,6 +368,8 @@ def print_summary(console, summary) -> None:
     paths = summary.outputs
     say(f"outputs: {s['outputs_folder']}, {paths['errors']}, {paths['transcripts']}"
         + (f", {paths['samples']}" if "samples" in paths else ""))
+    if "report" in paths:
+        say(f"page: {paths['report']} (open it in a browser, or `tribunal runs view PATH --serve`)")
     if s.get("system_scores_gap"):
         say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
             "test set only")

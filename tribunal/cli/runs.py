@@ -1,4 +1,4 @@
-"""``tribunal runs list|compare``: tracked runs from the command line."""
+"""``tribunal runs list|compare|view``: tracked runs from the command line, and their pages."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import typer
 from tribunal.cli.common import TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
+from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 
 
@@ -57,11 +58,15 @@ def compare_runs(
     out: Path = typer.Option(Path("tribunal-out/runs-compare"), "--out", metavar="DIR", help="Where plots go."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = typer.Option(False, "--no-track", help="Do not log the comparison as a run."),
+    labels: Optional[List[str]] = typer.Option(None, "--label", help="Names of the two runs on the side-by-side "
+                                                                    "page, in order (default: their run names)."),
 ) -> None:
     """Compare tracked runs side by side.
 
     Params that differ, metrics (key ones first) and cost, then plots (key metrics, cost against
-    quality, metrics per step) saved to --out and logged as a run of tribunal-comparisons.
+    quality, metrics per step) saved to --out and logged as a run of tribunal-comparisons. Two runs
+    of `mt evaluate`: also the page of both, item by item, where they differ most first
+    (OUT/compare.html, logged to the comparison run; `tribunal runs view` opens it).
     """
     from tribunal.cli.runs_render import print_records, print_side_by_side  # heavy: pulls in pandas, pyarrow
     from tribunal.eval.tracking.mlflow_run import tracked_run  # heavy: pulls in pydantic
@@ -102,11 +107,88 @@ def compare_runs(
     for name, figure in figures.items():
         figure.savefig(out / name, dpi=120)
         line(console, f"plot: {out / name}")
+    page = _compare_page(console, reader, runs, out, labels)
     settings = tracking_settings(tracking_uri, no_track, "tribunal-comparisons")
     with tracked_run(settings, "runs compare", {"runs": ",".join(view.runs.run_id)}) as run:
         for name, figure in figures.items():
             run.log_figure(figure, name)
+        if page is not None:
+            run.log_artifact(page)
         run.log_text(view.metrics.to_csv(sep="\t"), "metrics.tsv")
         run.log_text(view.params.to_csv(sep="\t"), "params_that_differ.tsv")
     if run.run_id:
         line(console, f"comparison logged as run {run.run_id}; {settings.ui_command()}")
+
+
+def _compare_page(console, reader, runs: list, out: Path, labels: Optional[List[str]]) -> Optional[Path]:
+    """OUT/compare.html of two runs that logged their pages; None (and why, in one line) otherwise."""
+    from tribunal.eval.report.run_page import COMPARE_FILE, write_compare_page  # heavy: pulls in numpy
+    from tribunal.eval.tracking.run_pages import download_page  # heavy: mlflow
+
+    if len(runs) != 2:
+        console.print(f"[dim]no side-by-side page: it shows two runs ({len(runs)} compared)[/dim]")
+        return None
+    if labels is not None and len(labels) != 2:
+        raise UserError(f"--label: two names, one per run ({len(labels)} given)")
+    pages = [download_page(reader, run.info.run_id, out / "pages" / run.info.run_id) for run in runs]
+    missing = [run.info.run_id for run, page in zip(runs, pages) if page is None or page.name != "report.html"]
+    if missing:
+        console.print(f"[dim]no side-by-side page: run {missing[0]} logged no report.html (not an mt evaluate "
+                      "run, or one from before run pages)[/dim]")
+        return None
+    names = [run.info.run_name or f"run {i}" for i, run in enumerate(runs, 1)]
+    chosen = tuple(labels) if labels else (tuple(names) if names[0] != names[1] else ("run 1", "run 2"))
+    page = write_compare_page(out / COMPARE_FILE, pages[0], pages[1], chosen)
+    line(console, f"page: {page}")
+    return page
+
+
+@app.command("view", epilog=examples("tribunal runs view tribunal-out/mmad", "tribunal runs view RUN_ID --serve",
+                                     "tribunal runs view tribunal-out/runs-compare/compare.html"))
+def view_run(
+    run: str = typer.Argument(..., metavar="RUN_OR_FOLDER", help="An output folder (or its report.html / "
+                                                                 "compare.html), or an MLflow run id."),
+    serve: bool = typer.Option(False, "--serve", help="Serve the page on 127.0.0.1 until Ctrl-C."),
+    port: int = typer.Option(0, "--port", min=0, max=65535, help="The port for --serve (0: any free port)."),
+    out: Path = typer.Option(Path("tribunal-out/runs-view"), "--out", metavar="DIR",
+                             help="Where a run's page fetched from MLflow goes."),
+    tracking_uri: Optional[str] = TrackingUri,
+) -> None:
+    """Open a run's page (its path, or served on 127.0.0.1).
+
+    Prints the page's path; --serve serves it on 127.0.0.1 until Ctrl-C. The page of an `mt evaluate` run is report.html in its output folder (and in the run's MLflow
+    artifacts); the page of `runs compare` of two runs is compare.html. Given a run id, the page is
+    fetched from the run's artifacts into --out.
+    """
+    page = _find_page(run, out, tracking_uri)
+    console = make_terminal()
+    if not serve:
+        console.print(str(page), soft_wrap=True)
+        return
+    from tribunal.cli.page_server import serve_page  # startup: kept out of `tribunal --help`
+
+    serve_page(page, port, lambda url: line(console, f"serving {page} at {url} (Ctrl-C stops)"))
+
+
+def _find_page(run: str, out: Path, tracking_uri: Optional[str]) -> Path:
+    from tribunal.eval.report.run_page import COMPARE_FILE, PAGE_FILE  # heavy: pulls in numpy
+
+    path = Path(run)
+    if path.is_file():
+        return path
+    if path.is_dir():
+        for name in (PAGE_FILE, COMPARE_FILE):
+            if (path / name).is_file():
+                return path / name
+        raise UserError(f"{path}: no {PAGE_FILE} or {COMPARE_FILE} (mt evaluate writes one in its --out folder)")
+    if any(sep in run for sep in ("/", "\\")) or not run.isalnum():
+        raise UserError(f"{run}: no such folder or file")
+    from tribunal.eval.tracking.run_pages import download_page  # heavy: mlflow
+    from tribunal.eval.tracking.runs_view import runs_by_id  # heavy: pulls in pandas, pyarrow
+
+    reader = tracking_settings(tracking_uri, False)
+    runs_by_id(reader, [run])  # an unknown run id: one line naming the store
+    page = download_page(reader, run, out / run)
+    if page is None:
+        raise UserError(f"run {run} logged no page (report.html: mt evaluate runs; compare.html: runs compare)")
+    return page
