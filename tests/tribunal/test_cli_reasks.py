@@ -157,3 +157,4 @@ def test_optimize_and_demo_take_reasks(tmp_path, capsys, key, monkeypatch):
             "--dev", "suite:8-12", "--lm", model(), "--reasks", "4", "--no-track")
     assert seen == {"reasks": 4}
     assert_one_line_error(run_cli(capsys, "demo", "--reasks", "-1", "--no-track"), "--reasks")
+    assert_one_line_error(run_cli(capsys, "demo", "--server-slots", "none", "--no-track"), "--server-slots")

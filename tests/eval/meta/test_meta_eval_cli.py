@@ -197,3 +197,19 @@ def test_wmt24_protocol_reads_no_system_level_file(tiny_mtme, tmp_path, meta_eva
     assert second.stdout == first.stdout  # same table, same signature
     wmt23, _ = meta_eval(tiny_mtme, tmp_path, "--protocol", "wmt23", "--no-track")
     assert wmt23.returncode == 2 and "en-de.mqm.sys.score:1: expected 2 tab-separated columns" in wmt23.stderr
+
+
+def test_esa_gold_through_the_command_line(wmt23_root, tmp_path, meta_eval):
+    """``--human esa --human-dir``: the WMT24 tasks against the ESA campaign's first pass, not MQM."""
+    campaign = wmt23_root.parent / "esa-wmt23"
+    if not campaign.is_dir():
+        pytest.skip(f"{campaign}: the ESA campaign is not in TRIBUNAL_DATA")
+    args = ("--protocol", "wmt24", "--metric", "COMET", "--lp", "en-de", "--no-track")
+    (tmp_path / "esa").mkdir(); (tmp_path / "mqm").mkdir()
+    esa, esa_out = meta_eval(wmt23_root, tmp_path / "esa", *args, "--human", "esa", "--human-dir", str(campaign))
+    mqm, mqm_out = meta_eval(wmt23_root, tmp_path / "mqm", *args)
+    assert esa.returncode == 0 and mqm.returncode == 0, esa.stderr + mqm.stderr
+    by_gold = {gold: pd.read_csv(out, sep="\t").set_index("metric").loc["COMET"]
+               for gold, out in (("esa", esa_out), ("mqm", mqm_out))}
+    assert round(by_gold["mqm"]["en-de_sys_spa"], 4) == 0.9603
+    assert round(by_gold["esa"]["en-de_sys_spa"], 4) == 0.9238 and round(by_gold["esa"]["en-de_seg_acc_eq"], 4) == 0.5993
