@@ -25,6 +25,7 @@ from typing import Any
 import dspy
 
 from tribunal.core.judges import JUDGES
+from tribunal.errors import UserError
 from tribunal.eval.estimate.estimate import DECODE_PER_S, PREFILL_PER_S, Estimate, Range, RoleEstimate
 from tribunal.eval.estimate.mt_estimate import answer_limit
 from tribunal.eval.estimate.rehearsal import RehearsalEngine, SignatureWatch
@@ -148,6 +149,8 @@ def _rule(spec: Any, resolved: Any, request: OptimizeRequest) -> str:
 def estimate_optimize(request: OptimizeRequest, tracking: Any) -> OptimizeEstimate:
     """What ``request``'s job would spend (see the module docstring); sends nothing, makes no MLflow run."""
     spec, train, dev, resolved = load_job_inputs(request, tracking)
+    if spec.calls is None:
+        raise UserError(f"--estimate: optimizer {spec.name} declares no call rule (OptimizerSpec.calls)")
     metric = METRICS[train.kind]()
     budget = request.budget or spec.default_budget
     demos = budget if spec.name in DEMO_CAPPED else request.demos
