@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tribunal.errors import UserError
+from tribunal.optimizers.lm_calls import ROLE_ATTRIBUTE
 
 TEST_ENGINE_ENV = "TRIBUNAL_TEST_ENGINE"
 
@@ -42,7 +43,8 @@ class RoleLMs:
 
 def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = True,
                   api_key_env: str | None = None, limits: dict[str, Any] | None = None) -> Any:
-    """A ``dspy.LM`` for one role (the test engine when the hook is set); ``limits``: max_tokens, timeout."""
+    """A ``dspy.LM`` for one role (the test engine when the hook is set), tagged with ``role``
+    (:func:`tribunal.optimizers.lm_calls.lm_role`); ``limits``: max_tokens, timeout."""
     from tribunal.programs.lm import LMSettings, build_lm, settings_error  # heavy: pulls in pydantic
 
     engine = _test_engine(role, model)
@@ -50,9 +52,11 @@ def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = Tru
     try:
         settings = LMSettings(model=model, api_base=api_base, api_key_env=api_key_env,
                               cache=cache and engine is None, **given)
-        return build_lm(settings, engine=engine)
+        lm = build_lm(settings, engine=engine)
     except ValueError as err:
         raise UserError(f"--{role}-lm {model}: {settings_error(err)}") from None
+    setattr(lm, ROLE_ATTRIBUTE, role)  # the call counter's role key (copies the optimizers make keep it)
+    return lm
 
 
 def build_role_lms(task: str, teacher: str | None, prompt: str | None, api_base: str | None,

@@ -14,6 +14,7 @@ import io
 import json
 import tempfile
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +40,7 @@ from tribunal.optimizers.lm_roles import build_role_lms
 from tribunal.optimizers.objective_report import DRAWS, LEVEL, score_both
 from tribunal.optimizers.objective_selection import select_by_objective
 from tribunal.optimizers.objectives import parse_objective
+from tribunal.optimizers.optimize_summary import optimize_run_summary, optimize_usage_metrics, write_optimize_summary
 from tribunal.optimizers.program_source import resolve_program
 from tribunal.optimizers.training_data import check_disjoint, load_training_data
 from tribunal.programs.lm import endpoint_label
@@ -101,6 +103,8 @@ class OptimizeResult:
     """The spending cap that stopped the optimizer (the export is then the best candidate scored before it)."""
     cap: Any = None
     """What the cap allowed and left (:class:`~tribunal.core.run_summary.CapStatus`), with a cap."""
+    run_summary: Any = None
+    """The run's :class:`~tribunal.core.run_summary.RunSummary`, as ``summary.json`` beside the export holds it."""
 
 
 def _setting(value: Any) -> str:
@@ -160,6 +164,27 @@ def _stage(progress: Callable[[str, int, int | None], Any] | None, label: str,
     return advance
 
 
+def load_job_inputs(request: OptimizeRequest, tracking: Any) -> tuple[Any, Any, Any, Any]:
+    """The optimizer's spec, the train and dev data and the resolved program of ``request`` (user
+    errors raised here, before any LM is built): what the run and its estimate both start from."""
+    from tribunal.programs.mqm.segment_inputs import segment_inputs_of  # heavy: pulls in dspy
+
+    spec = optimizer_spec(request.optimizer)
+    if request.prompt_lm and not spec.takes_prompt_lm:
+        raise UserError(f"--prompt-lm: optimizer {spec.name} uses no prompt/reflection LM")
+    train = load_training_data(request.train, "--train", tracking_uri=tracking.resolved_uri)
+    dev = load_training_data(request.dev, "--dev", tracking_uri=tracking.resolved_uri)
+    if train.kind != dev.kind:
+        raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
+    check_disjoint(train, dev)
+    resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
+    inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
+    if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
+        train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
+        dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
+    return spec, train, dev, resolved
+
+
 def run_optimize(request: OptimizeRequest, tracking: Any,
                  progress: Callable[[str, int, int | None], Any] | None = None, cap: Any = None) -> OptimizeResult:
     """Run the whole job; user errors are raised before any LM call or run is made.
@@ -178,19 +203,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     from tribunal.optimizers.trials import TrialLogger, candidate_summary, log_posthoc_candidates  # heavy: pulls in dspy
     from tribunal.programs.mqm.segment_inputs import segment_inputs_of  # heavy: pulls in dspy
 
-    spec = optimizer_spec(request.optimizer)
-    if request.prompt_lm and not spec.takes_prompt_lm:
-        raise UserError(f"--prompt-lm: optimizer {spec.name} uses no prompt/reflection LM")
-    train = load_training_data(request.train, "--train", tracking_uri=tracking.resolved_uri)
-    dev = load_training_data(request.dev, "--dev", tracking_uri=tracking.resolved_uri)
-    if train.kind != dev.kind:
-        raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
-    check_disjoint(train, dev)
-    resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
-    inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
-    if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
-        train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
-        dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
+    started = time.perf_counter()
+    spec, train, dev, resolved = load_job_inputs(request, tracking)
     metric = METRICS[train.kind]()
 
     objective = parse_objective(request.objective, train.kind, metric)
@@ -236,7 +250,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         log_training_inputs(run, train=train, dev=dev)
         counter = LMCallCounter()
         try:
-            with dspy.context(lm=lms.task, callbacks=[counter]):
+            with dspy.context(lm=lms.task, callbacks=[counter], usage_tracker=counter):
                 untuned = evaluate_program(resolved.program, dev.examples, metric, request.threads,
                                            _stage(progress, "dev set, untuned", len(dev.examples)))
         except SpendingCapReached as err:
@@ -252,14 +266,17 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         trials = TrialLogger(run, on_trial=_stage(progress, f"{spec.name} trials", None))
         log = io.StringIO()
         best = BestSoFar(cap) if cap is not None else None
+        counter.phase = "search"
         try:
-            with dspy.context(lm=lms.task, callbacks=[trials, counter, *([best] if best else [])]), \
-                    contextlib.redirect_stdout(log):
+            with dspy.context(lm=lms.task, callbacks=[trials, counter, *([best] if best else [])],
+                              usage_tracker=counter), contextlib.redirect_stdout(log):
                 compiled = run_plan(configured, resolved.program, train.examples, request.seed)
         except Exception:  # noqa: BLE001 - only a cap's stop is kept (its best candidate); anything else propagates
             if cap is None or cap.stopped_by is None:
                 raise
             compiled = None
+        finally:
+            counter.phase = "dev"
         stopped = cap.stopped_by if cap is not None else None
         if stopped:  # the optimizer's own choice saw refused calls as failures: the best full trial instead
             compiled = best.program if best.program is not None else resolved.program
@@ -267,7 +284,7 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
         log_posthoc_candidates(trials, compiled)
 
         def rescore(program: Any) -> DevScore:
-            with dspy.context(lm=lms.task, callbacks=[counter]):
+            with dspy.context(lm=lms.task, callbacks=[counter], usage_tracker=counter):
                 return evaluate_program(program, dev.examples, metric, request.threads)
 
         def log_finalist(finalist: Any) -> None:
@@ -304,7 +321,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
                          "dev_objective_improvement": scores["tuned"].objective.value
                          - scores["untuned"].objective.value, "trials": float(len(trials.trials)),
                          "optimizer_metric_calls": float(metric.calls),
-                         "optimizer_unscored": float(metric.unscored_count), **counter.metrics()})
+                         "optimizer_unscored": float(metric.unscored_count), **counter.metrics(),
+                         **optimize_usage_metrics(counter.summary(), lms.models)})
 
         status = cap_status(cap, 1 if stopped else 0)  # left: the optimizer's own search, cut short
         metadata = {"optimizer": spec.name, "budget": budget, "knobs": configured.knobs, "metric": metric.name,
@@ -327,10 +345,13 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
                                     {"format": document["format"], "sha256": document["sha256"], "dev_score": tuned.score,
                                      "objective": objective.name, "dev_objective": scores["tuned"].objective.value})
         log_tuned_prompts(run, compiled, resolved.name, document)
-    return OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
-                          skipped={"train": train.skipped, "dev": dev.skipped}, objective=objective.name, scores=scores,
-                          selection=selection, rejected=rejected, rejected_reason=rejected_reason,
-                          stopped_by=stopped, cap=status)
+    result = OptimizeResult(out, run.run_id, sig, untuned, tuned, len(trials.trials), compiled, model=model,
+                            skipped={"train": train.skipped, "dev": dev.skipped}, objective=objective.name,
+                            scores=scores, selection=selection, rejected=rejected, rejected_reason=rejected_reason,
+                            stopped_by=stopped, cap=status)
+    result.run_summary = optimize_run_summary(result, counter.summary(), lms.models, time.perf_counter() - started)
+    write_optimize_summary(result.run_summary)
+    return result
 
 
 def rescored_on_dev(program: Any, examples: list[Any], metric: Any, threads: int, lm: Any, counter: Any,
@@ -339,7 +360,7 @@ def rescored_on_dev(program: Any, examples: list[Any], metric: Any, threads: int
     import dspy  # heavy: dspy
 
     try:
-        with dspy.context(lm=lm, callbacks=[counter]):
+        with dspy.context(lm=lm, callbacks=[counter], usage_tracker=counter):
             return evaluate_program(program, examples, metric, threads, on_item)
     except SpendingCapReached:
         return DevScore([unscored("not scored: the spending cap was reached")] * len(examples),

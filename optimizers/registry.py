@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tribunal.errors import UserError
+from tribunal.optimizers.search_calls import RULES, SearchCalls
 
 
 @dataclass
@@ -75,6 +76,8 @@ class OptimizerSpec:
     adapter: Callable[[TuningContext], Plan]
     takes_teacher: bool = False
     takes_prompt_lm: bool = False
+    calls: SearchCalls | None = None
+    """How many calls its search makes (:mod:`tribunal.optimizers.search_calls`; ``optimize --estimate``)."""
 
 
 def _teacher(ctx: TuningContext) -> dict[str, Any]:
@@ -171,14 +174,16 @@ def _gepa(ctx: TuningContext) -> Plan:
 
 
 OPTIMIZERS: dict[str, OptimizerSpec] = {spec.name: spec for spec in (
-    OptimizerSpec("labeled", "LabeledFewShot", "labelled demos per predictor", 4, _labeled),
+    OptimizerSpec("labeled", "LabeledFewShot", "labelled demos per predictor", 4, _labeled, calls=RULES["labeled"]),
     OptimizerSpec("bootstrap", "BootstrapFewShot", "bootstrapped demos per predictor", 4, _bootstrap,
-                  takes_teacher=True),
+                  takes_teacher=True, calls=RULES["bootstrap"]),
     OptimizerSpec("random-search", "BootstrapFewShotWithRandomSearch", "candidate programs", 8, _random_search,
-                  takes_teacher=True),
-    OptimizerSpec("mipro", "MIPROv2", "trials", 12, _mipro, takes_teacher=True, takes_prompt_lm=True),
-    OptimizerSpec("simba", "SIMBA", "optimization steps", 4, _simba, takes_teacher=True, takes_prompt_lm=True),
-    OptimizerSpec("gepa", "GEPA", "metric calls", 200, _gepa, takes_prompt_lm=True),
+                  takes_teacher=True, calls=RULES["random-search"]),
+    OptimizerSpec("mipro", "MIPROv2", "trials", 12, _mipro, takes_teacher=True, takes_prompt_lm=True,
+                  calls=RULES["mipro"]),
+    OptimizerSpec("simba", "SIMBA", "optimization steps", 4, _simba, takes_teacher=True, takes_prompt_lm=True,
+                  calls=RULES["simba"]),
+    OptimizerSpec("gepa", "GEPA", "metric calls", 200, _gepa, takes_prompt_lm=True, calls=RULES["gepa"]),
 )}
 
 

@@ -77,6 +77,7 @@ class MTRunTracker:
         """Write the trace of a finished item (sampled; unscored items always)."""
         if not self.traces.enabled or result.key not in self.items.items:
             return
+        attempt = 2 if result.key in self.seen else 1  # the run's second pass judged the item again
         self.seen.add(result.key)
         from tribunal.eval.tracking.assessments import item_assessments  # heavy: pulls in pandas, pyarrow
 
@@ -87,7 +88,8 @@ class MTRunTracker:
                                        f"{self.config.metric_name}_mqm", f"{self.pair.lp} MQM", self.config.lm.model,
                                        None if scored else result.reason)
         status = "degraded" if scored and result.degraded else result.status  # a trace tag to filter on
-        trace_id = self.traces.write(tree, result.key, {"tribunal.status": status}, always=status != "scored",
+        tags = {"tribunal.status": status} | ({"tribunal.attempt": str(attempt)} if attempt > 1 else {})
+        trace_id = self.traces.write(tree, result.key, tags, always=status != "scored" or attempt > 1,
                                      assessments=assessments)
         if trace_id:
             self.trace_ids[result.key] = trace_id

@@ -155,19 +155,23 @@ def test_optimize_and_export_print_only_their_own_lines(tmp_path, capsys, monkey
         assert quiet.status == 0, quiet.err
         assert quiet.err == "" and not [r for r in records if "Average Metric" in r or "STEP 1" in r]
         lines = quiet.out.splitlines()
-        assert len(lines) == 7, quiet.out  # the score line, both dev scores with intervals, then the files
+        assert len(lines) == 10, quiet.out  # scores, intervals, unscored rule, calls, wall time, files, model, run
         assert re.fullmatch(r"dev score: untuned \d\.\d{4} -> tuned \d\.\d{4} \(\d+ unscored of 20\); \d+ trial\(s\)",
                             lines[0])
         for which, text in zip(("untuned", "tuned"), lines[1:3]):
             assert re.fullmatch(rf"dev {which}: objective item \d\.\d{{4}} \[\d\.\d{{4}}, \d\.\d{{4}}\]; item metric "
-                                r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]  \(95% bootstrap intervals\)", text), text
-        lines = lines[:1] + lines[3:]
-        assert lines[1] == f"program: {tmp_path / 'tuned.json'}" and lines[2].startswith("signature: prog:equiv-llm|")
+                                r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]  \(95% bootstrap intervals\); "
+                                r"\d+ scored, \d+ unscored, \d+ degraded of 20", text), text
+        assert lines[3].startswith("unscored dev items: item:") and lines[4].startswith("LM calls: ")
+        assert re.fullmatch(r"wall time: \d+\.\d s", lines[5])
+        lines = lines[:1] + lines[6:]
+        assert lines[1] == f"program: {tmp_path / 'tuned.json'}  (summary: {tmp_path / 'summary.json'})"
+        assert lines[2].startswith("signature: prog:equiv-llm|")
         assert lines[3].startswith("model: models:/tribunal-equiv-llm/1  (mlflow.pyfunc.load_model;")
         run_id = re.fullmatch(r"run: ([0-9a-f]{32})  \(export again with `tribunal export \1 --out FILE`\)",
                               lines[4]).group(1)
         loud = run_cli(capsys, "--verbose", *args[:-4], "--out", tmp_path / "loud.json", "--no-track")
-        assert loud.status == 0 and len(loud.out.splitlines()) == 5  # no model or run line without tracking
+        assert loud.status == 0 and len(loud.out.splitlines()) == 8  # no model or run line without tracking
         assert any("Average Metric" in r for r in records) and any("STEP 1" in r for r in records)
     finally:
         dspy_logger.removeHandler(collector)

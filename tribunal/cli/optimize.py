@@ -9,16 +9,15 @@ import typer
 
 from tribunal.cli.common import Experiment, NoTrack, TrackingUri, tracking_settings
 from tribunal.cli.console import console as make_console
-from tribunal.cli.console import line
+from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
+from tribunal.cli.optimize_report import print_optimize_summary
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
                                      TimeoutOption)
-from tribunal.cli.numbers import number
 from tribunal.core.judges import JUDGES
-from tribunal.optimizers.dev_reliability import unscored_rule
 from tribunal.optimizers.registry import OPTIMIZERS
 from tribunal.errors import EXIT_CAPPED, UserError
-from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, make_cap
 
 OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
     f"{name} ({spec.dspy_name})" for name, spec in OPTIMIZERS.items()) + "."
@@ -42,10 +41,6 @@ EPILOG = examples(
     "--dev mlflow:tribunal:40- --lm openai/gpt-4o-mini   # traces labelled in the MLflow UI")
 
 
-
-def dev_counts(dev) -> str:
-    """``"27 scored, 3 unscored, 1 degraded of 30"``: a dev score's counts, beside its scores."""
-    return f"{dev.scored} scored, {dev.unscored} unscored, {dev.degraded} degraded of {dev.n}"
 
 def register(app: typer.Typer) -> None:
     app.command("optimize", epilog=EPILOG)(optimize)
@@ -85,13 +80,16 @@ def optimize(
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
+    estimate: bool = EstimateOption,
+    as_json: bool = JsonOption,
 ) -> None:
     """Tune a judge's demos and instructions with a DSPy optimizer.
 
     Scores the untuned program on --dev, runs the optimizer on --train (every trial a nested MLflow
     run), scores the tuned program on --dev and exports it as sealed JSON (load it back with
     --program FILE in optimize, mt evaluate and equiv audit); tracked, it is also registered as an
-    MLflow model, tribunal-PROGRAM (mlflow.pyfunc.load_model, mlflow models serve).
+    MLflow model, tribunal-PROGRAM (mlflow.pyfunc.load_model, mlflow models serve). The run's summary is
+    written as summary.json beside the export. --estimate sends nothing and prints what the job would cost.
     """
     from pydantic import ValidationError  # heavy: pydantic
 
@@ -110,34 +108,17 @@ def optimize(
         first = err.errors()[0]
         raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
     settings = tracking_settings(tracking_uri, no_track, experiment)
+    if estimate:
+        return _estimate(request, settings, as_json)
     with progress_bars() as report:
         result = run_optimize(request, settings, progress=report, cap=make_cap(max_cost, max_calls, ctx=ctx))
-    console = make_console()
-    line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
-                  f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
-    if result.rejected is not None:
-        line(console, f"tuned candidate not kept: {result.rejected_reason}; its dev score "
-                      f"{number(result.rejected.score)} ({dev_counts(result.rejected)}); the untuned program is exported")
-    for label in ("untuned", "tuned"):
-        both = result.scores.get(label)
-        if both is not None:
-            dev = result.untuned if label == "untuned" else result.tuned
-            line(console, f"dev {label}: objective {result.objective} {both.objective.text()}; "
-                          f"item metric {both.item.text()}  (95% bootstrap intervals); {dev_counts(dev)}")
-    line(console, f"unscored dev items: {unscored_rule(result.objective)}")
-    line(console, f"program: {result.out}")
-    line(console, f"signature: {result.signature}")
-    for role, skipped in result.skipped.items():
-        if skipped:  # an mlflow: slice: traces without a usable human label
-            reasons = ", ".join(f"{n} {reason}" for reason, n in skipped.most_common())
-            line(console, f"{role}: {sum(skipped.values())} trace(s) skipped: {reasons}")
-    if result.model is not None:
-        line(console, f"model: {result.model.uri}  (mlflow.pyfunc.load_model; the LM comes from params or TRIBUNAL_LM)")
-    if result.run_id:
-        line(console, f"run: {result.run_id}  (export again with `tribunal export {result.run_id} --out FILE`)")
-    for text in cap_lines(result.cap, "the optimizer's search was cut short"):
-        line(console, text)
-    if result.stopped_by:
-        line(console, f"stopped by {result.stopped_by}: the program above is the best candidate scored in full "
-                      f"before it (exit status {EXIT_CAPPED})")
+    print_optimize_summary(make_console(), result.run_summary)
+    if result.run_summary.stopped_by:
         raise typer.Exit(EXIT_CAPPED)
+
+
+def _estimate(request, tracking, as_json: bool) -> None:
+    """``--estimate``: the job rehearsed and its cost shown; nothing is sent, no MLflow run is made."""
+    from tribunal.optimizers.optimize_estimate import estimate_optimize  # heavy: pulls in dspy, numpy
+
+    show_estimate(estimate_optimize(request, tracking), as_json)
