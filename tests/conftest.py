@@ -57,6 +57,17 @@ def empty_sqlite_store(tmp_path_factory) -> Path:
     return path
 
 
+@pytest.fixture
+def mlflow_store(tmp_path, empty_sqlite_store):
+    """``sqlite:///...`` of a fresh store in this test's folder (a copy of the empty template)."""
+    import shutil
+
+    store = tmp_path / "store"
+    store.mkdir()
+    shutil.copyfile(empty_sqlite_store, store / "mlflow.db")
+    return f"sqlite:///{store / 'mlflow.db'}"
+
+
 @pytest.fixture(scope="session")
 def wmt23_root() -> Path:
     root = shared_data() / "wmt23"

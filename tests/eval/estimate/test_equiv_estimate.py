@@ -5,13 +5,12 @@ off as it is for repeats), ``summary.json`` read back rendering what the termina
 
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
+from tests.support.rendered import assert_shown_as_rendered
 from tests.support.dspy_cache import private_dspy_cache
 from tests.support.equiv_fakes import equiv_loopback_server
 from tribunal import read_run_summary
@@ -126,12 +125,7 @@ def test_summary_json_renders_what_the_terminal_showed_and_mlflow_has_the_role_m
     data = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert {"calls", "spend_usd", "items", "signature", "mlflow_run_id", "stopped_by"} <= set(data)
     summary = read_run_summary(tmp_path / "run")
-    buffer = io.StringIO()
-    print_audit(Console(file=buffer, width=150), summary)
-    rendered = buffer.getvalue().rstrip().splitlines()
-    shown = result.output.splitlines()
-    start = shown.index(rendered[0])
-    assert shown[start:start + len(rendered)] == rendered
+    assert_shown_as_rendered(result.output, print_audit, summary)
     metrics = mlflow.MlflowClient(uri).get_run(summary.mlflow_run_id).data.metrics
     assert metrics["role.equivalence_judge.calls"] == summary.calls == 36
     assert metrics["role.equivalence_judge.usd"] == pytest.approx(summary.spend_usd)

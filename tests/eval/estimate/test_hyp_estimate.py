@@ -5,16 +5,15 @@ per-role usage metrics in MLflow."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections import Counter
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from tests.hyp.workflow_lm import FIRST_LINES, answer
 from tests.support import mqm_fakes
+from tests.support.rendered import assert_shown_as_rendered
 from tests.support.dspy_cache import private_dspy_cache
 from tests.support.loopback import loopback_server
 from tribunal import read_run_summary
@@ -103,12 +102,7 @@ def test_summary_json_renders_what_the_terminal_showed_and_mlflow_has_the_role_m
     data = json.loads((tmp_path / "run" / "summary.json").read_text())
     assert {"calls", "spend_usd", "items", "signature", "mlflow_run_id", "stopped_by"} <= set(data)
     summary = read_run_summary(tmp_path / "run")
-    buffer = io.StringIO()
-    print_run(Console(file=buffer, width=150), summary)
-    rendered = buffer.getvalue().strip().splitlines()
-    shown = result.output.splitlines()
-    start = shown.index(rendered[0])
-    assert shown[start:start + len(rendered)] == rendered
+    assert_shown_as_rendered(result.output, print_run, summary)
     metrics = mlflow.MlflowClient(uri).get_run(summary.mlflow_run_id).data.metrics
     for role in ("proposer", "critic", "reviser", "engagement_judge"):
         assert metrics[f"role.{role}.calls"] == _roles(summary)[role] and metrics[f"role.{role}.usd"] > 0
