@@ -32,3 +32,14 @@ def test_max_calls_stops_the_generation_and_exits_5(tmp_path, monkeypatch, one_o
         resumed = runner.invoke(app, args, env={"COLUMNS": "250"})
         assert resumed.exit_code == 0, resumed.output
     assert len(state.hits) == 7 and out.is_file()  # the 3 finished calls came from the response cache
+
+
+def test_max_cost_on_an_unpriced_model_is_refused_before_any_call(tmp_path, monkeypatch, one_original_suite):  # noqa: F811
+    suite, _ = one_original_suite
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    with loopback_server(respond_raw=perturb) as (api_base, state):
+        refused = runner.invoke(app, ["equiv", "generate", "--lm", "openai/unpriced-writer", "--api-base", api_base,
+                                      "--suite", str(suite), "--out", str(tmp_path / "g.jsonl"), "--no-track",
+                                      "--max-cost", "0.01"])
+    assert refused.exit_code != 0 and "has no price" in str(refused.exception)
+    assert state.hits == [] and not (tmp_path / "g.jsonl").exists()

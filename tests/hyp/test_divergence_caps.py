@@ -37,3 +37,14 @@ def test_max_calls_stops_the_llm_rule_and_exits_5(tmp_path, monkeypatch):
         assert resumed.exit_code == 0, resumed.output
     assert (run_dir / "divergence" / "divergence.tsv").is_file()
     assert len(state.hits) > first
+
+
+def test_max_cost_on_an_unpriced_model_is_refused_before_any_call(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-loopback-test")
+    run_dir = store(tmp_path / "runs-dir", depth_split_runs("a", 1))
+    with equiv_loopback_server(lambda a, b: True) as (api_base, state):
+        args = ["hyp", "divergence", str(run_dir), "--rules", "llm", "--lm", "openai/unpriced-judge",
+                "--api-base", api_base, "--no-track", "--max-cost", "0.01"]
+        refused = runner.invoke(app, args)
+    assert refused.exit_code != 0 and "has no price" in str(refused.exception)
+    assert state.hits == [] and not (run_dir / "divergence" / "divergence.tsv").exists()

@@ -24,3 +24,11 @@ def test_max_calls_caps_every_lm_step_of_the_demo(quick_demo, capsys, monkeypatc
     assert f"{len(state.hits)} calls sent of --max-calls 3" in text
     assert "1 LM step(s) skipped (6. tune (labeled))" in text
     assert "stopped by --max-calls 3 (exit status 5)" in text and "tribunal demo" in text
+
+
+def test_max_cost_on_an_unpriced_model_is_refused_before_any_step(quick_demo, capsys, monkeypatch):  # noqa: F811
+    with loopback_server(synthetic_judge) as (api_base, state):
+        monkeypatch.setenv("TRIBUNAL_API_BASE", api_base)  # TRIBUNAL_LM=openai/judge: not in LiteLLM's price table
+        outcome = run_cli(capsys, "demo", "--out", quick_demo / "demo", "--no-track", "--max-cost", "0.01")
+    assert outcome.status != 0 and "has no price" in outcome.err
+    assert state.hits == [] and not (quick_demo / "demo").exists()
