@@ -18,14 +18,16 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.eval.equiv.audit_job import llm_judges
 from tribunal.eval.equiv.rules.base import EquivalenceRule
+from tribunal.errors import SpendingCapReached
 from tribunal.eval.hyp.clustering import count_clusters
 from tribunal.eval.hyp.divergence import (
     Matching, cross_mean, divergence_matrix, extra_divergence, matching_rule, pair_key, within_mean,
@@ -179,8 +181,50 @@ def matching_counts(grouped: dict[str, list[RunRecord]], matching: Matching) -> 
             for name, runs in grouped.items()]
 
 
+class DivergenceCapped(SpendingCapReached):
+    """A spending cap stopped the LM rules' judging; ``left``: the pair judgments not made."""
+
+    def __init__(self, message: str, left: int):
+        super().__init__(message)
+        self.left = left
+
+
+def _left(rule: EquivalenceRule) -> int:
+    """The pair judgments a cap left undone by the rule's LM judge (itself, or a cascade's)."""
+    return getattr(rule, "left", None) if hasattr(rule, "left") else getattr(getattr(rule, "judge", None), "left", 0)
+
+
+def judge_under_cap(rules: Sequence[EquivalenceRule], grouped: dict[str, list[RunRecord]], matching: Matching,
+                    contexts: dict[str, Instance], only: Instance | None, frame_judge: bool, cap: Any) -> None:
+    """Under ``cap``: judge every pair the LM rules need before anything is logged or written (their
+    judgments are memoized, so the tables reuse them); raises :class:`DivergenceCapped` once the pairs
+    in flight finished when the cap stopped."""
+    judges = llm_judges(rules)
+    for judge in judges:
+        judge.capped(cap)
+    ids = {id(judge) for judge in judges}
+    batches = [(rule, name, needed_pairs(inst_runs, matching))
+               for rule in rules if id(rule) in ids or id(getattr(rule, "judge", None)) in ids
+               for name, inst_runs in grouped.items()]
+    for index, (rule, name, pairs) in enumerate(batches):
+        clone = framed(rule, contexts.get(name, only) if frame_judge else None)
+        before = _left(clone)
+        try:
+            clone.judge_pairs(pairs)
+        except SpendingCapReached as err:
+            left = _left(clone) - before + sum(len(later[2]) for later in batches[index + 1:])
+            raise DivergenceCapped(str(err), left) from None
+
+
 def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: TrackingSettings,
-                   out: Path | None = None, settings: DivergenceSettings | None = None) -> DivergenceResult:
+                   out: Path | None = None, settings: DivergenceSettings | None = None,
+                   cap: Any = None) -> DivergenceResult:
+    """Judge, test and log the divergence of the stored runs (see the module's docstring).
+
+    Under ``cap`` (a :class:`~tribunal.runner.spending_cap.SpendingCap`) the LM rules judge first: when the
+    cap stops them, :class:`DivergenceCapped` is raised before any table or MLflow run
+    (its ``left`` counts what is left; a rerun replays the finished calls from the response cache).
+    """
     settings = settings or DivergenceSettings()
     matching = matching_rule(settings.matching)
     runs = load_runs(run_dir)
@@ -189,6 +233,8 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
     grouped = by_instance(runs)
     contexts = stored_instances(run_dir)
     only = next(iter(contexts.values())) if len(contexts) == 1 else None  # older run folders: one instance
+    if cap is not None:
+        judge_under_cap(rules, grouped, matching, contexts, only, settings.frame_judge, cap)
     counts = pd.DataFrame(matching_counts(grouped, matching))
     sig = str(HypDivergenceSignature(rules=",".join(r.label for r in rules), matching=settings.matching,
                                      test=settings.alternative,

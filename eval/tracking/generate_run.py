@@ -17,10 +17,11 @@ from tribunal.eval.tracking.run_signatures import EquivGenerateSignature
 
 def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings, out: Path,
                    temperature: float, attempts: int, trace_sample: float | None = None,
-                   progress: Any = None) -> tuple[Any, str | None]:
+                   progress: Any = None, cap: Any = None) -> tuple[Any, str | None]:
     """Generate, write ``out`` and log the run (opened before the LM is called); ``(result, run_id)``.
 
-    ``progress(done, total)`` follows the (original, kind) perturbations.
+    ``progress(done, total)`` follows the (original, kind) perturbations. When ``cap`` stops the generation,
+    ``out`` is not written (a partial suite is not a suite); the run logs what was left and the cap.
     """
     from tribunal.eval.equiv.checks import check_perturbation  # heavy: pulls in sklearn, pandas
     from tribunal.eval.equiv.generate_job import generate_pairs, write_pairs  # heavy: pulls in sklearn, pandas
@@ -35,7 +36,11 @@ def run_generation(suite: Any, lm: Any, lm_name: str, tracking: TrackingSettings
     with tracked_run(tracking, name, params, {"tribunal.command": "equiv generate"}, sig) as run:
         log_suite(run, suite, context="source")
         PromptRegistry(run).signatures(PerturbationGenerator(check=check_perturbation))
-        result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts, progress=progress)
+        result = generate_pairs(suite, lm, temperature=temperature, attempts=attempts, progress=progress, cap=cap)
+        if result.stopped_by:
+            run.set_tags({"tribunal.stopped_by": result.stopped_by})
+            run.log_metrics({"left": result.left, "cap.spent_usd": cap.spent, "cap.calls_sent": float(cap.sent)})
+            return result, run.run_id
         write_pairs(result.kept, out)
         kept, rejected = Counter(p.kind for p in result.kept), Counter(r["kind"] for r in result.rejected)
         run.log_metrics({"kept": len(result.kept), "rejected": len(result.rejected),

@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 
+from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, make_cap
 from tribunal.cli.common import NoTrack, TrackingUri, data_root, tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
@@ -30,6 +31,7 @@ def register(app: typer.Typer) -> None:
 
 
 def demo(
+    ctx: typer.Context,
     data: Optional[Path] = typer.Option(None, "--data", help="A wmt23-style folder (default: $TRIBUNAL_DATA/wmt23)."),
     out: Path = typer.Option(Path("tribunal-out/demo"), "--out", metavar="DIR", help="Where result files go."),
     lm: Optional[str] = typer.Option(None, "--lm", envvar="TRIBUNAL_LM",
@@ -46,6 +48,8 @@ def demo(
     server_slots: Optional[str] = ServerSlotsOption,
     no_lm: bool = typer.Option(False, "--no-lm", help="Skip the LM steps (and the local model): the offline "
                                                      "meta-evaluation and the rules' audit only."),
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = typer.Option("tribunal-demo", "--experiment", help="MLflow experiment name."),
@@ -69,7 +73,9 @@ def demo(
     quality. --no-lm skips the LM steps.
     Each step is an MLflow run of the experiment tribunal-demo; the demo ends with what the
     store holds, the command that opens it and the pages to look at. A step that fails is one
-    line and the demo goes on; it then exits with status 2.
+    line and the demo goes on; it then exits with status 2. --max-cost / --max-calls cap all the
+    LM steps together: once the cap is reached the remaining LM steps are skipped and the demo
+    exits with status 5.
     """
     from tribunal.cli.demo_steps import DemoSteps  # startup: kept out of `tribunal --help`
     from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
@@ -83,25 +89,29 @@ def demo(
     max_tokens = max_tokens or _local_limit(lm)
     lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout,  # a bad option fails first
                           server_slots)
+    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    if cap is not None and lm:
+        cap.check_models([lm])
     writable_folder(out, "--out")
     console = make_console()
     settings = tracking_settings(tracking_uri, no_track, experiment)
     root = data_root()
     wmt23 = data or (root / "wmt23" if root else None)
     have_wmt23 = wmt23 is not None and (wmt23 / "sources").is_dir()
-    steps = DemoSteps(console, out)
+    steps = DemoSteps(console, out, cap)
     if not have_wmt23:
         console.print("[yellow]No WMT23 data found[/yellow]: set TRIBUNAL_DATA or run `tribunal data fetch wmt23`.")
     else:
         steps.run("1. WMT23 meta-evaluation", meta_eval_step, console, wmt23, out, settings)
     steps.run("2. equivalence rules' audit", equiv_audit_step, console, settings, out / "equiv-audit")
     if have_wmt23:
-        steps.run("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache,
-                  lm_limits(reasks, max_tokens, timeout, server_slots))
+        steps.run_lm("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache,
+                     lm_limits(reasks, max_tokens, timeout, server_slots), cap=cap)
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
-        steps.run("4. LLM equivalence judge", equiv_judge_step, console, settings, out / "equiv-judge", lm_obj, lm)
+        steps.run_lm("4. LLM equivalence judge", equiv_judge_step, console, settings, out / "equiv-judge", lm_obj, lm,
+                     cap=cap)
     loop = _whole_loop(console, steps, wmt23 if have_wmt23 else None, root, out, settings, lm, api_base, api_key_env,
-                       cache, lm_limits(reasks, max_tokens, timeout, server_slots))
+                       cache, lm_limits(reasks, max_tokens, timeout, server_slots), cap)
     if settings.enabled:
         steps.run("the MLflow summary", _store_lines, console, settings, loop)
     from tribunal.cli.demo_pages import print_run_pages  # startup: kept out of `tribunal --help`
@@ -126,7 +136,7 @@ def meta_eval_step(console, wmt23: Path, out: Path, settings) -> None:
 
 
 def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out: Path, settings, model: Optional[str],
-                api_base: Optional[str], api_key_env: Optional[str], cache: bool, limits: dict):
+                api_base: Optional[str], api_key_env: Optional[str], cache: bool, limits: dict, cap=None):
     """Steps 5-9 (judge, tune, export, judge with the tuned program, compare) when an LM and the data allow."""
     from tribunal.cli.demo_loop import FULL, SMALL, run_loop  # startup: kept out of `tribunal --help`
     from tribunal.programs.lm import LMSettings  # startup: kept out of `tribunal --help`
@@ -141,7 +151,7 @@ def _whole_loop(console, steps, wmt23: Optional[Path], root: Optional[Path], out
         return None
     lm = LMSettings(model=model, api_base=api_base or None, api_key_env=api_key_env or None, cache=cache, **limits)
     small = is_bundled(model)
-    loop = run_loop(steps, console, wmt23, out, settings, lm, SMALL if small else FULL)
+    loop = run_loop(steps, console, wmt23, out, settings, lm, SMALL if small else FULL, cap=cap)
     if small:
         from tribunal.cli.demo_pages import SMALL_MODEL_NOTE  # startup: kept out of `tribunal --help`
 
@@ -182,12 +192,12 @@ def equiv_audit_step(console, settings, out: Path) -> None:
     with progress_bars() as report:
         result = audited(report, lambda progress: run_audit(load_suite(), rules, 1, settings, out, progress=progress),
                          len(rules))
-    print_audit(console, result)
+    print_audit(console, result.summary)
 
 
 def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], api_base: Optional[str],
-               api_key_env: Optional[str], cache: bool, limits: Optional[dict] = None) -> None:
-    """M-MAD on a handful of WMT23 zh-en items when an LM is configured."""
+               api_key_env: Optional[str], cache: bool, limits: Optional[dict] = None, cap=None) -> None:
+    """M-MAD on a handful of WMT23 zh-en items when an LM is configured (under the demo's ``cap``)."""
     if not model:
         console.print("\n[dim]Set TRIBUNAL_LM (and TRIBUNAL_API_BASE, TRIBUNAL_API_KEY_ENV) or pass --lm to also "
                       "run M-MAD on a few WMT23 items (or install the local model, `tribunal local install`: llama.cpp "
@@ -207,7 +217,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
     config = configure(JobRequest(given=dict(data=wmt23, lp="zh-en", lm=lm, limit=items, rated_only=True,
                                              demos=0 if small else demos, demo_data=wmt23.parent / "mqm-ted",
                                              out=out / "mmad", concurrency=1 if small else 4), settings=mmad))
-    run_and_report(config, tracking)
+    run_and_report(config, tracking, cap=cap)
 
 
 LOCAL_DEMO_ITEMS = 1  # M-MAD makes several long calls per item: one shows them, the loop below judges more
@@ -219,8 +229,8 @@ def _local_limit(model: Optional[str]) -> Optional[int]:
     return LOCAL_DEMO_MAX_TOKENS if is_bundled(model) else None
 
 
-def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: int = 3) -> None:
-    """The LLM equivalence judge (full rubric) on the first ``pairs`` pairs of the shipped suite."""
+def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: int = 3, cap=None) -> None:
+    """The LLM equivalence judge (full rubric) on the first ``pairs`` pairs of the shipped suite (under ``cap``)."""
     from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
     from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
     from tribunal.eval.equiv.suite import load_suite  # heavy: pulls in sklearn, pandas
@@ -231,5 +241,6 @@ def equiv_judge_step(console, settings, out: Path, lm_obj, lm_name: str, pairs: 
                                      "pairs": suite.pairs[:pairs]})
     rules = build_rules("llm", "full", {"lm": lm_obj, "lm_name": lm_name, "threads": 1})
     with progress_bars() as report:
-        result = audited(report, lambda progress: run_audit(suite, rules, 1, settings, out, progress=progress), 1)
-    print_audit(console, result)
+        result = audited(report, lambda progress: run_audit(suite, rules, 1, settings, out, progress=progress,
+                                                            cap=cap), 1)
+    print_audit(console, result.summary)

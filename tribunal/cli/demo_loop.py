@@ -55,20 +55,21 @@ FULL = LoopPlan(judged=5, train="mqm-ted:zh-en:0-40", dev="mqm-ted:zh-en:40-50",
 
 
 def run_loop(steps: Any, console: Any, wmt23: Path, out: Path, tracking: Any, lm: Any, plan: LoopPlan,
-             first: int = 5) -> LoopOutcome:
-    """The loop's steps, numbered from ``first``."""
+             first: int = 5, cap: Any = None) -> LoopOutcome:
+    """The loop's steps, numbered from ``first``; the LM steps (the judging and the tuning) under ``cap``,
+    the demo's one :class:`~tribunal.runner.spending_cap.SpendingCap` (skipped once it has stopped)."""
     folder = out / "loop"
     judge_1, tune_step, export_step, judge_2, compare_step = (f"{first + i}. {name}" for i, name in enumerate(
         ("judge (GEMBA-MQM, untuned)", "tune (labeled)", "export", "judge (tuned)", "compare")))
     where = f"{plan.judged} WMT23 {plan.lp} items with {lm.model}"
-    untuned = steps.run(judge_1, judge, console, f"{first}. GEMBA-MQM, untuned, on {where}", wmt23,
-                        folder / "untuned", tracking, lm, plan)
-    tuned = steps.run(tune_step, tune, console, f"{first + 1}. GEMBA-MQM tuned with labeled", folder, tracking, lm,
-                      plan)
+    untuned = steps.run_lm(judge_1, judge, console, f"{first}. GEMBA-MQM, untuned, on {where}", wmt23,
+                           folder / "untuned", tracking, lm, plan, cap=cap)
+    tuned = steps.run_lm(tune_step, tune, console, f"{first + 1}. GEMBA-MQM tuned with labeled", folder, tracking,
+                         lm, plan, cap=cap)
     retuned = None
     if tuned is None:
         for name in (export_step, judge_2):
-            steps.skip(name, f"needs the tuned program ({tune_step} failed)")
+            steps.skip(name, f"needs the tuned program ({tune_step} {_outcome(steps, tune_step)})")
     else:
         program_file: Optional[Path] = tuned.out
         if tuned.run_id:
@@ -79,31 +80,36 @@ def run_loop(steps: Any, console: Any, wmt23: Path, out: Path, tracking: Any, lm
         if program_file is None:
             steps.skip(judge_2, f"needs the exported program ({export_step} failed)")
         else:
-            retuned = steps.run(judge_2, judge, console, f"{first + 3}. The tuned GEMBA-MQM ({program_file}) on {where}",
-                                wmt23, folder / "tuned", tracking, lm, plan, program_file)
+            retuned = steps.run_lm(judge_2, judge, console,
+                                   f"{first + 3}. The tuned GEMBA-MQM ({program_file}) on {where}",
+                                   wmt23, folder / "tuned", tracking, lm, plan, program_file, cap=cap)
     runs = [r.run_id for r in (untuned, retuned) if r is not None and r.run_id]
     if len(runs) == 2:
         steps.run(compare_step, compare, console, f"{first + 4}. The untuned and the tuned judge compared", runs,
                   folder / "compare", tracking)
     else:
         steps.skip(compare_step, "tracking is off (--no-track)" if not tracking.enabled
-                   else "needs both judge runs (a step above failed)")
+                   else "needs both judge runs (a step above failed or was skipped)")
     model = getattr(tuned, "model", None)
     return LoopOutcome(runs, getattr(tuned, "run_id", None), model.registered_name if model is not None else None)
 
 
+def _outcome(steps: Any, name: str) -> str:
+    return "was skipped" if name in steps.skipped else "failed"
+
+
 def judge(console: Any, title: str, wmt23: Path, folder: Path, tracking: Any, lm: Any, plan: LoopPlan,
-          program_file: Optional[Path] = None) -> Any:
+          program_file: Optional[Path] = None, cap: Any = None) -> Any:
     """``mt evaluate --program gemba-mqm`` (or ``--program FILE``) on the plan's rated items."""
     console.rule(title)
     fields: dict[str, Any] = {"data": wmt23, "lp": plan.lp, "program": PROGRAM, "lm": lm, "limit": plan.judged,
                               "rated_only": True, "concurrency": plan.concurrency, "out": folder}
     if program_file is not None:  # the export brings its program, settings and seal (the service reads it)
         fields.update(program=str(program_file), name=TUNED_NAME)
-    return run_and_report(configure(JobRequest(given=fields)), tracking)
+    return run_and_report(configure(JobRequest(given=fields)), tracking, cap=cap)
 
 
-def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: LoopPlan) -> Any:
+def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: LoopPlan, cap: Any = None) -> Any:
     """``optimize --program gemba-mqm --optimizer labeled`` on the plan's TED MQM slices."""
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize  # heavy: pulls in scipy, numpy
 
@@ -113,7 +119,7 @@ def tune(console: Any, title: str, folder: Path, tracking: Any, lm: Any, plan: L
                               threads=plan.concurrency, cache=lm.cache, reasks=lm.reasks, max_tokens=lm.max_tokens,
                               timeout=lm.timeout, out=folder / f"{PROGRAM}-labeled.json")
     with progress_bars() as report:
-        result = run_optimize(request, tracking, progress=report)
+        result = run_optimize(request, tracking, progress=report, cap=cap)
     line(console, f"dev score: untuned {number(result.untuned.score)} -> tuned {number(result.tuned.score)} "
                   f"({result.tuned.unscored} unscored of {result.tuned.n}); {result.trials} trial(s)")
     line(console, f"program: {result.out}")

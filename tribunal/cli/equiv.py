@@ -402,11 +402,26 @@ def _fmt(value) -> str:
     return "" if value is None else str(value)
 
 
+def _capped_generation(console, cap, result, run_id) -> None:
+    """A cap stopped the generation: what was spent and left, then exit status 5 (--out not written)."""
+    from tribunal.eval.mt.run_summary import cap_status  # heavy: pulls in pydantic
+
+    words = (f"{result.left} perturbations left (not written; --out not written: a partial suite is not a suite); "
+             f"{len(result.kept)} kept and {len(result.rejected)} rejected so far, their calls in the response cache")
+    for text in cap_lines(cap_status(cap, result.left), words):
+        line(console, text)
+    if run_id:
+        line(console, f"MLflow run {run_id}")
+    line(console, f"stopped by {result.stopped_by} (exit status {EXIT_CAPPED})")
+    raise typer.Exit(EXIT_CAPPED)
+
+
 @app.command("generate", epilog=examples(
     "tribunal equiv generate --lm openai/gpt-4o-mini",
     "tribunal equiv generate --lm openai/gpt-4o-mini --out generated.jsonl && "
     "tribunal equiv audit --suite generated.jsonl"))
 def generate(
+    ctx: typer.Context,
     lm: str = typer.Option(..., "--lm", help="LiteLLM model that writes the perturbations."),
     api_base: Optional[str] = ApiBaseOption,
     api_key_env: Optional[str] = ApiKeyEnvOption,
@@ -419,6 +434,8 @@ def generate(
     attempts: int = typer.Option(2, "--attempts", min=1, help="Tries per (hypothesis, kind) before giving up."),
     out: Path = typer.Option(Path("tribunal-out/equiv-generated.jsonl"), "--out", metavar="FILE",
                              help="JSONL of the kept pairs (usable as --suite)."),
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -437,10 +454,16 @@ def generate(
     lm_obj = build_cli_lm(lm, api_base, temperature, api_key_env, cache, reasks, max_tokens, timeout)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     loaded = load_suite_or_fail(suite)
+    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    if cap is not None:
+        cap.check_models([lm])
     with progress_bars() as report:
         result, run_id = run_generation(loaded, lm_obj, lm, settings, out, temperature, attempts,
-                                        progress=lambda done, total: report("writing perturbations", done, total))
+                                        progress=lambda done, total: report("writing perturbations", done, total),
+                                        cap=cap)
     console = make_console()
+    if result.stopped_by:
+        _capped_generation(console, cap, result, run_id)
     line(console, f"kept {len(result.kept)} perturbations, rejected {len(result.rejected)}; written to {out}")
     if run_id:
         line(console, f"MLflow run {run_id}; see it with: {settings.ui_command()}")

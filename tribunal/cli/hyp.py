@@ -193,8 +193,21 @@ def print_run(console, summary) -> None:
         say(f"MLflow run {summary.mlflow_run_id}")
 
 
+def _capped_divergence(console, cap, left: int) -> None:
+    """A cap stopped the LM rules: what was spent and left, then exit status 5 (nothing written or logged)."""
+    from tribunal.eval.mt.run_summary import cap_status  # heavy: pulls in pydantic
+
+    words = (f"{left} pair judgments left (no table written, no MLflow run); the judgments in flight finished "
+             "and their calls are in the response cache")
+    for text in cap_lines(cap_status(cap, max(left, 1)), words):
+        line(console, text)
+    line(console, f"stopped by {cap.stopped_by} (exit status {EXIT_CAPPED})")
+    raise typer.Exit(EXIT_CAPPED)
+
+
 @app.command("divergence", epilog=DIVERGENCE_EPILOG)
 def divergence(
+    ctx: typer.Context,
     run_dir: Path = typer.Argument(..., help="A directory written by `tribunal hyp run`."),
     rules: str = typer.Option("tfidf,embedding", "--rules",
                               help="Comma-separated rules judging 'same mechanism?': tfidf, embedding, chain, llm, cascade."),
@@ -228,6 +241,8 @@ def divergence(
     frame_judge: bool = typer.Option(True, "--frame-judge/--no-frame-judge",
                                      help="Give the LLM judge each instance's research question and observed finding."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the tables as TSV here (default: RUN_DIR/divergence)."),
+    max_cost: Optional[float] = MaxCostOption,
+    max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -240,7 +255,8 @@ def divergence(
     go to --out as TSV; the run is logged to MLflow.
     """
     from tribunal.eval.hyp.divergence import MATCHINGS  # heavy: pulls in numpy, pydantic
-    from tribunal.eval.hyp.divergence_job import CLUSTER_RULE, DivergenceSettings, run_divergence  # heavy: pulls in dspy, pandas
+    from tribunal.eval.hyp.divergence_job import (CLUSTER_RULE, DivergenceCapped, DivergenceSettings,  # heavy: dspy, pandas
+                                                  run_divergence)
     from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
     from tribunal.eval.hyp.joint_permutation import ALTERNATIVES  # heavy: pulls in numpy
 
@@ -253,12 +269,17 @@ def divergence(
     options = dict(tfidf_threshold=tfidf_threshold, embedding_threshold=embedding_threshold, embedder=embedder,
                    lm=build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout), lm_name=lm)
     rule_objs = build_rules(rules, rubric, options)
+    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    if cap is not None:
+        cap.check_models([lm] if any(r.name in ("llm", "cascade") for r in rule_objs) else [])
+    console = make_console()
     try:
         result = run_divergence(run_dir, rule_objs, tracking_settings(tracking_uri, no_track, experiment),
-                                out or run_dir / "divergence", settings)
+                                out or run_dir / "divergence", settings, cap=cap)
+    except DivergenceCapped as err:
+        _capped_divergence(console, cap, err.left)
     except ValueError as err:
         raise UserError(str(err)) from err
-    console = make_console()
     counts = result.matching
     say = lambda text: line(console, text)  # noqa: E731
     say(f"{settings.matching} matching: {int(counts['matched_pairs'].sum())} matched pairs over "
