@@ -50,6 +50,7 @@ class EvaluationResult:
     debates: dict = field(default_factory=dict)  # per-round debate statistics
     ceiling: Any = None  # agreement with several raters on the judged cells (eval.mt.ceiling), when the data has them
     run_summary: Any = None  # the typed summary (tribunal.core.run_summary.RunSummary), as summary.json holds it
+    page_error: str | None = None  # why report.html could not be written (e.g. a full disk), when it was not
 
 
 def _marks_spans(config: EvaluateConfig) -> bool:
@@ -204,10 +205,15 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
             summary["human_ceiling"] = ceiling_summary(ceiling)
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
-        paths["report"] = out / PAGE_FILE  # named in summary.json, written from it below
+        paths["report"] = out / PAGE_FILE  # named in summary.json; the page is drawn from the same summary
         result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
+        try:
+            write_run_page(out, result.run_summary, items, results, pair, config.judge.scale)
+        except OSError as err:  # a view of what is written: a full disk costs the page (atomic: no part left), not the run
+            del paths["report"]
+            result.page_error = summary["page_error"] = err.strerror or str(err)
+            result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
         paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
-        write_run_page(out, result.run_summary, items, results, pair, config.judge.scale)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
 
@@ -277,7 +283,8 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
             run.log_artifact(result.paths[key], "outputs")
     if journal.exists():  # none when the run had no item to judge
         run.log_artifact(journal, "outputs")
-    run.log_artifact(result.paths["report"])  # at the top: MLflow's artifact viewer shows the page in the run
+    if "report" in result.paths:
+        run.log_artifact(result.paths["report"])  # at the top: MLflow's artifact viewer shows the page in the run
     _log_analysis(run, result)
     if result.ceiling is not None:
         from tribunal.eval.mt.ceiling import log_ceiling  # heavy: pulls in numpy

@@ -37,7 +37,9 @@ def test_every_labelled_predictor_exists_in_its_program():
     from tribunal.programs.mqm.ape import MQMAPEJudge
     from tribunal.programs.mqm.esa import ESAConfig, GembaESAJudge
 
-    programs = {"gemba-mqm": [GembaMQMJudge()], "eaprompt": [EAPromptJudge()],
+    from tribunal.programs.mqm.gemba_v2 import GembaMQMV2Judge
+
+    programs = {"gemba-mqm": [GembaMQMJudge()], "gemba-mqm-v2": [GembaMQMV2Judge()], "eaprompt": [EAPromptJudge()],
                 "mmad": [MMAD(), MMAD(MMADConfig(ablate=("stage1",)))],
                 "gemba-esa": [GembaESAJudge(), GembaESAJudge(ESAConfig(ablate=("spans",)))], "mqm-ape": [MQMAPEJudge()]}
     assert set(PROGRAM_LABELS) == set(programs)

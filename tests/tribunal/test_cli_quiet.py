@@ -43,6 +43,8 @@ EVALUATE_LINES = [  # everything `mt evaluate` may print on stdout
     r"wall time: \d+\.\d s",
     r"signature: prog:\S+\|v:\d+\.\d+\.\d+",
     r"MLflow run [0-9a-f]{32}",
+    r"page: \S+report\.html \(open it in a browser, or `tribunal runs view PATH --serve`\)",
+    r"  second pass \(items a transient failure left unscored, judged once more at the end\): \d+ of \d+ recovered",
     r"server: \S+ (serves \d+ requests? at once \(.+\)(: calls in flight \d+ \(--concurrency \d+\))?"
     r"|does not say how many requests it serves at once \(.+\): .+)",
 ]

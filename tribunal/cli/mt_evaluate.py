@@ -370,6 +370,8 @@ def print_summary(console, summary) -> None:
         + (f", {paths['samples']}" if "samples" in paths else ""))
     if "report" in paths:
         say(f"page: {paths['report']} (open it in a browser, or `tribunal runs view PATH --serve`)")
+    elif s.get("page_error"):
+        say(f"page: not written ({s['page_error']}); every other output is")
     if s.get("system_scores_gap"):
         say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
             "test set only")
