@@ -6,7 +6,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -132,7 +132,8 @@ class EvaluateConfig(BaseModel):
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             return "-".join([base] + [f"no-{s}" for s in settings.ablate] + tuned)
         if not isinstance(settings, MMADConfig):
-            return "-".join([base, *tuned])
+            changed = changed_settings(settings) if settings is not None else {}
+            return "-".join([base, *(_name_part(k, v) for k, v in changed.items()), *tuned])
         parts = [base] + ([settings.preset] if settings.preset != "paper" else [])
         parts += [settings.strategy] if settings.strategy != "consensus" else []
         return "-".join(parts + [f"no-{s}" for s in settings.ablate] + tuned)
@@ -173,6 +174,8 @@ class EvaluateConfig(BaseModel):
                        "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
+        elif m is not None and not isinstance(m, MMADConfig):
+            fields["settings"] = settings_label(m, m.model_fields)
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,
@@ -183,6 +186,28 @@ class EvaluateConfig(BaseModel):
                    "combine": self.sampling.combine if self.sampling.used else None,
                    "strict": "yes" if self.strict else None, "lp": self.lp, "data": data, "degraded": degraded}
         return MTEvaluateSignature(**fields)
+
+
+def settings_label(settings: BaseModel, names: Iterable[str]) -> str:
+    """``key=value`` of the named settings, sorted, joined with ``,`` (lists joined with ``+``)."""
+    dumped = settings.model_dump(mode="json")
+    return ",".join(f"{k}={_flat(dumped[k])}" for k in sorted(names)) or "none"
+
+
+def changed_settings(settings: BaseModel) -> dict[str, str]:
+    """The settings that differ from their model's defaults, in field order, as flat strings."""
+    default = type(settings)().model_dump(mode="json")
+    dumped = settings.model_dump(mode="json")
+    return {k: _flat(v) for k, v in dumped.items() if v != default.get(k)}
+
+
+def _name_part(key: str, value: str) -> str:
+    """A changed setting in a metric name: ``orders2``, a switched-on flag ``shuffle``, off ``no-shuffle``."""
+    return {"True": key, "False": f"no-{key}"}.get(value, f"{key}{value}").replace("_", "")
+
+
+def _flat(value: Any) -> str:
+    return "+".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

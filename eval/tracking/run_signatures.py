@@ -25,6 +25,9 @@ class MTEvaluateSignature(Signature):
     topic: str | None = None
     ablate: str | None = None
     tweaks: str | None = None
+    settings: str | None = None
+    """Every setting of a judge's own settings model, defaults included (``key=value``, sorted, joined with
+    ``,``): a judge with settings of its own keys its journal, output folder and metric name by them all."""
     lm: str
     endpoint: str
     temp: float | None = None
