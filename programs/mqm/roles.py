@@ -22,9 +22,8 @@ from tribunal.programs.answers import ask, tolerant_answers
 from tribunal.programs.mqm.sampling import rollout_config
 from tribunal.programs.mqm.segment_inputs import given_to
 
-# Each judge declares its roles and their groups in its registry entry (tribunal.core.judges).
-ROLE_GROUPS: dict[str, str] = JUDGES.role_groups()
-ROLES: tuple[str, ...] = JUDGES.roles()
+# Each judge declares its roles and their groups in its registry entry (tribunal.core.judges); they are
+# read from it when needed (``JUDGES.roles()``), never snapshotted, so a judge registered later is seen.
 
 _CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))
 
