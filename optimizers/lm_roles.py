@@ -2,31 +2,27 @@
 
 Keys come only from the environment (LiteLLM's usual variables); only model names are logged.
 
-Test hook: when ``TRIBUNAL_TEST_ENGINE`` is set to ``module:factory``, ``factory(role, model)``
-returns a DSPy engine (``complete(Request) -> Response``) that replaces the HTTP engine, and the
-DSPy cache is turned off (its key ignores custom engines). It exists so tests can drive the real
-command offline; unset, nothing here changes.
+Test hook: a test sets :data:`test_engine_factory` (in its own process: ``monkeypatch.setattr``, see
+``tests/support/injected_engine.py``) to ``factory(role, model)``, which returns a DSPy engine
+(``complete(Request) -> Response``) that replaces the HTTP engine, and the DSPy cache is turned off
+(its key ignores custom engines). It exists so tests can drive the real command offline; unset,
+nothing here changes. No environment variable names a module to import.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from tribunal.errors import UserError
 from tribunal.optimizers.lm_calls import ROLE_ATTRIBUTE
 
-TEST_ENGINE_ENV = "TRIBUNAL_TEST_ENGINE"
+test_engine_factory: Callable[[str, str], Any] | None = None
+"""The test hook (see the module docstring): None outside tests."""
 
 
 def _test_engine(role: str, model: str) -> Any:
-    target = os.environ.get(TEST_ENGINE_ENV)
-    if not target:
-        return None
-    module, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module), attribute)(role, model)
+    return test_engine_factory(role, model) if test_engine_factory is not None else None
 
 
 @dataclass

@@ -29,8 +29,9 @@ shared cores SmolLM2-135M generated 1-3 tokens/s on 2 threads against 14-38 on 1
 ``n_ctx`` x 49,152 array for SmolLM2, and a copy of every prompt's logits on each request), which
 only logprobs need, and tribunal asks for none.
 
-Test hook: ``TRIBUNAL_LOCAL_SERVER_MODULE`` names another module to run in place of
-``llama_cpp.server`` (same arguments), so tests drive the whole lifecycle without the extra.
+Test hook: a test sets :data:`server_module_override` (in its own process) to another module to run in
+place of ``llama_cpp.server`` (same arguments), so tests drive the whole lifecycle without the extra;
+the watchdog gets the module on its command line. No environment variable names a module to import.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ WATCH_SECONDS = 0.2
 NO_REPACK_FLAG = "--no-repack"
 DEFAULT_CONTEXT = 8192
 SERVER_MODULE = "llama_cpp.server"
-SERVER_MODULE_ENV = "TRIBUNAL_LOCAL_SERVER_MODULE"
+server_module_override: Optional[str] = None
+"""The test hook (see the module docstring): None outside tests."""
 
 
 def default_threads(cores: Optional[int] = None) -> int:
@@ -72,7 +74,7 @@ def default_threads(cores: Optional[int] = None) -> int:
 
 def server_module() -> str:
     """The module that serves the model: llama.cpp's, unless the test hook names another."""
-    return os.environ.get(SERVER_MODULE_ENV) or SERVER_MODULE
+    return server_module_override or SERVER_MODULE
 
 
 class LocalServerError(Exception):

@@ -1,7 +1,7 @@
 """Make ``tests.optimizers.toy_task`` importable and register the toy program once.
 
 pytest's importlib mode does not put the repository on sys.path; the CLI's test-engine hook
-(``TRIBUNAL_TEST_ENGINE=tests.optimizers.toy_task:engine``) needs it there too.
+(``use_engine(monkeypatch, "tests.optimizers.toy_task:engine")``) needs it there too.
 """
 
 import sys

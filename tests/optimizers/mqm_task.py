@@ -107,5 +107,5 @@ class DemoGatedEngine(ScriptedEngine):
 
 
 def engine(role: str, model: str) -> DemoGatedEngine:
-    """Factory for the ``TRIBUNAL_TEST_ENGINE`` hook of ``tribunal optimize``."""
+    """Factory for the ``lm_roles.test_engine_factory`` hook of ``tribunal optimize``."""
     return DemoGatedEngine()

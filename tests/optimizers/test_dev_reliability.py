@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 from dspy.lm15 import Message, Response, TextPart, Usage
 
+from tests.support.injected_engine import use_engine
 from tests.optimizers.toy_task import ToyEngine, _field, suite_oracle
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.optimizers.dev_reliability import MAX_UNSCORED_SHARE, SLACK, unreliable, unscored_rule
@@ -46,7 +47,7 @@ class BreakingEngine(ToyEngine):
 
 
 def breaking_engine(role: str, model: str) -> BreakingEngine:
-    """``TRIBUNAL_TEST_ENGINE`` factory."""
+    """``lm_roles.test_engine_factory`` factory."""
     return BreakingEngine(oracle=suite_oracle())
 
 
@@ -93,7 +94,7 @@ def test_the_selection_skips_an_unreliable_finalist_with_a_higher_objective():
 
 @pytest.fixture
 def breaking(monkeypatch):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.test_dev_reliability:breaking_engine")
+    use_engine(monkeypatch, "tests.optimizers.test_dev_reliability:breaking_engine")
 
 
 def test_a_tuned_program_mostly_unusable_on_dev_is_not_kept(tmp_path, breaking):

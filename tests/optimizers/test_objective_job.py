@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
 
@@ -13,7 +14,7 @@ from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
 def test_the_run_the_export_and_the_model_record_the_objective(tmp_path, monkeypatch, mlflow_uri):
     from mlflow.tracking import MlflowClient
 
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     request = OptimizeRequest(program="test-toy-equiv", optimizer="random-search", train="suite:0-8",
                               dev="suite:8-24", lm="toy/task", budget=1, threads=1, out=tmp_path / "tuned.json",
                               objective="balanced-accuracy")
@@ -47,7 +48,7 @@ def test_the_run_the_export_and_the_model_record_the_objective(tmp_path, monkeyp
 
 
 def test_item_is_the_default_and_selects_nothing_new(tmp_path, monkeypatch):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     result = run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train="suite:0-8",
                                           dev="suite:8-16", lm="toy/task", budget=2, out=tmp_path / "t.json"),
                           TrackingSettings(enabled=False))
@@ -59,7 +60,7 @@ def test_item_is_the_default_and_selects_nothing_new(tmp_path, monkeypatch):
 def test_an_objective_for_the_other_judge_kind_is_refused_before_any_call(tmp_path, monkeypatch):
     from tribunal.errors import UserError
 
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     with pytest.raises(UserError, match="seg-acc-eq is not an objective for equiv judges"):
         run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train="suite:0-8",
                                      dev="suite:8-16", lm="toy/task", objective="seg-acc-eq",
@@ -72,7 +73,7 @@ def test_the_command_prints_objective_and_item_metric_with_intervals(tmp_path, m
     from tribunal.cli import app
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     result = CliRunner().invoke(app, [
         "optimize", "--program", "test-toy-equiv", "--optimizer", "random-search", "--budget", "1",
         "--train", "suite:0-8", "--dev", "suite:8-24", "--lm", "toy/task", "--threads", "1", "--no-track",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tribunal.cli import app
 from tribunal.errors import EXIT_CAPPED
 
@@ -15,7 +16,7 @@ def test_a_call_cap_under_optimize_exports_the_best_candidate_scored_before_it(t
     from tribunal.optimizers.program_loader import load_program
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-caps-0123456789")
     out = tmp_path / "tuned.json"
     result = CliRunner().invoke(app, [

@@ -1,7 +1,7 @@
 """``tribunal optimize`` and ``tribunal export`` as a user meets them, offline.
 
 The round trip runs the real command in-process with the scripted engine injected through the
-documented test hook (``TRIBUNAL_TEST_ENGINE``); the WMT23 refusal runs it as a subprocess to
+documented test hook (``lm_roles.test_engine_factory``); the WMT23 refusal runs it as a subprocess to
 check the exit status and the one-line error.
 """
 
@@ -14,6 +14,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tribunal.cli import app
 from tribunal.errors import UserError
 from tribunal.eval.data.program_export import read_export
@@ -42,7 +43,7 @@ def test_optimize_export_load_round_trip(tmp_path, monkeypatch, mlflow_uri):
     from mlflow.tracking import MlflowClient
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     uri = mlflow_uri
     out = tmp_path / "tuned.json"

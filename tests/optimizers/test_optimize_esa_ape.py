@@ -12,6 +12,7 @@ import dspy
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tests.optimizers.mqm_task import DemoGatedEngine
 from tribunal.cli import app
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
@@ -35,7 +36,7 @@ def dev_item() -> dict:
 
 @pytest.fixture
 def scripted_engine(monkeypatch, ted_en_de):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", ENGINE)
+    use_engine(monkeypatch, ENGINE)
 
 
 def optimize_export_and_evaluate(program, tmp_path, monkeypatch, mlflow_uri, wmt23_root):

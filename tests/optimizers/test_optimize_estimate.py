@@ -12,6 +12,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tribunal.cli import app
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.optimizers.optimize_estimate import estimate_optimize
@@ -76,7 +77,7 @@ def test_the_estimate_contains_the_calls_of_random_search(tmp_path, monkeypatch)
     from tribunal.optimizers.optimize_job import run_optimize
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     request = OptimizeRequest(program="test-toy-equiv", optimizer="random-search", budget=3, train="suite:0-12",
                               dev="suite:12-20", lm="toy/task", teacher_lm="toy/teacher", threads=1,
                               out=tmp_path / "rs.json")
@@ -98,7 +99,7 @@ def test_a_rejected_candidate_is_in_the_summary_and_its_rendering(tmp_path, monk
     from tribunal.cli.optimize_report import summary_lines
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.test_dev_reliability:breaking_engine")
+    use_engine(monkeypatch, "tests.optimizers.test_dev_reliability:breaking_engine")
     result = CliRunner().invoke(app, [
         "optimize", "--program", "test-toy-equiv", "--optimizer", "labeled", "--budget", "2", "--train", "suite:0-8",
         "--dev", "suite:8-24", "--lm", "toy/task", "--threads", "1", "--no-track", "--out", str(tmp_path / "t.json")])

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
 
@@ -19,7 +20,7 @@ def test_trials_nested_under_the_parent_run(optimizer, tmp_path, monkeypatch, ml
     from mlflow.tracking import MlflowClient
 
     budget, source = CASES[optimizer]
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     request = OptimizeRequest(program="test-toy-equiv", optimizer=optimizer, train="suite:0-8", dev="suite:8-16",
                               lm="toy/task", budget=budget, threads=1, out=tmp_path / "tuned.json")
     result = run_optimize(request, TrackingSettings(uri=mlflow_uri))
@@ -46,7 +47,7 @@ def test_trials_nested_under_the_parent_run(optimizer, tmp_path, monkeypatch, ml
 def test_an_exported_program_can_be_tuned_again(tmp_path, monkeypatch):
     from tribunal.eval.data.program_export import read_export
 
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     first = run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train="suite:0-8",
                                          dev="suite:8-16", lm="toy/task", budget=2, out=tmp_path / "first.json"),
                          TrackingSettings(enabled=False))

@@ -11,6 +11,7 @@ import dspy
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tests.optimizers.mqm_task import DemoGatedEngine
 from tribunal.cli import app
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
@@ -24,7 +25,7 @@ TRAIN, DEV = "mqm-ted:en-de:0-40", "mqm-ted:en-de:200-220"
 
 @pytest.fixture
 def scripted_engine(monkeypatch, ted_en_de):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", ENGINE)
+    use_engine(monkeypatch, ENGINE)
 
 
 def test_gemba_labeled_from_the_command_line(tmp_path, monkeypatch, mlflow_uri, scripted_engine, wmt23_root):

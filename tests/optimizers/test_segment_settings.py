@@ -12,6 +12,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tests.optimizers.test_optimize_mt import DEV, ENGINE, TRAIN
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
@@ -64,7 +65,7 @@ def test_ted_examples_get_the_ref_systems_translation_and_their_talks_previous_s
 
 
 def test_optimize_exports_them_and_mt_evaluate_runs_the_export(tmp_path, monkeypatch, ted_en_de, wmt23_root):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", ENGINE)
+    use_engine(monkeypatch, ENGINE)
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "gemba-ref.json"
     runner = CliRunner()
@@ -79,7 +80,7 @@ def test_optimize_exports_them_and_mt_evaluate_runs_the_export(tmp_path, monkeyp
     program, _ = load_program(out)
     assert {"reference", "context"} <= set(program.annotate.signature.input_fields)
 
-    monkeypatch.delenv("TRIBUNAL_TEST_ENGINE")
+    use_engine(monkeypatch, None)
     monkeypatch.setenv("TRIBUNAL_LOOPBACK_KEY", "sk-loopback-segment")
     common = ["mt", "evaluate", "--data", str(wmt23_root), "--lp", "en-de", "--lm", "openai/judge", "--api-key-env",
               "TRIBUNAL_LOOPBACK_KEY", "--limit", "2", "--program", str(out), "--no-track", "--no-cache"]

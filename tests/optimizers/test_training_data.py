@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tribunal.errors import TribunalError, UserError
 from tribunal.optimizers.example_inputs import human_mqm_score
 from tribunal.optimizers.training_data import check_disjoint, load_training_data
@@ -151,7 +152,7 @@ def test_optimize_tunes_on_a_pairs_file(tmp_path, monkeypatch):
     path.write_text("".join(json.dumps({"id": p.id, "kind": p.kind, "label": "same" if p.expected_same else "different",
                                         "a": hypothesis(p.original), "b": hypothesis(p.perturbed)}) + "\n"
                             for p in load_suite().pairs[:16]))
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     result = run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train=f"pairs:{path}:0-8",
                                           dev=f"pairs:{path}:8-16", lm="toy/task", budget=2, threads=1,
                                           out=tmp_path / "tuned.json"), TrackingSettings(enabled=False))

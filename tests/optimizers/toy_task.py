@@ -168,7 +168,7 @@ def toy_lm(engine: ToyEngine, model: str = "toy/task") -> dspy.LM:
 
 
 def engine(role: str, model: str) -> ToyEngine:
-    """Factory for the ``TRIBUNAL_TEST_ENGINE`` hook of ``tribunal optimize`` (``role``: task/teacher/prompt).
+    """Factory for the ``lm_roles.test_engine_factory`` hook of ``tribunal optimize`` (``role``: task/teacher/prompt).
 
     Knows the shipped suite's labels, so the command can be driven on ``suite:`` data.
     """

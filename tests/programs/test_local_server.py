@@ -1,7 +1,7 @@
 """The local model's server: started, health-checked, stopped on exit, on errors, on Ctrl-C; nothing left running.
 
 These tests run a stand-in for llama.cpp's server (``tests/support/fake_llama_server.py``, through
-the ``TRIBUNAL_LOCAL_SERVER_MODULE`` hook), so they need neither the ``local`` extra nor a model;
+the ``server_module_override`` hook), so they need neither the ``local`` extra nor a model;
 the real server is exercised by the real-model tier (``tests/real_model/``).
 """
 
@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import assert_one_line_error, run_cli
-from tribunal.programs import local_models
-from tribunal.programs.local_server import SERVER_MODULE_ENV, LocalServer, LocalServerError
+from tests.support.fake_llama_server import STAND_IN_PRELUDE, serve_stand_in, stand_in_cli
+from tribunal.programs import local_models, local_server
+from tribunal.programs.local_server import LocalServer, LocalServerError
 
 REPO = Path(__file__).resolve().parents[2]
 WAIT = 60.0  # a bound on waiting for a process to appear or go (never an assertion about speed)
@@ -47,7 +48,7 @@ def wait_for(condition, what: str) -> None:
 @pytest.fixture
 def stand_in(tmp_path, monkeypatch) -> Path:
     """A fake GGUF file served by the stand-in server; its pid lands in tmp_path/server.pid."""
-    monkeypatch.setenv(SERVER_MODULE_ENV, "tests.support.fake_llama_server")
+    serve_stand_in(monkeypatch)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     monkeypatch.setenv("FAKE_LLAMA_PID_FILE", str(tmp_path / "server.pid"))
     monkeypatch.delenv(local_models.SERVERS_ENV, raising=False)
@@ -87,7 +88,8 @@ def test_a_server_that_dies_while_starting_is_one_error_with_its_last_words(stan
 
 
 def test_the_server_ends_when_tribunal_is_killed(stand_in, tmp_path):
-    script = ("import sys, time; from pathlib import Path; from tribunal.programs.local_server import LocalServer; "
+    script = (STAND_IN_PRELUDE + "import sys, time; from pathlib import Path; "
+              "from tribunal.programs.local_server import LocalServer; "
               "LocalServer(Path(sys.argv[1])).start(); print('up', flush=True); time.sleep(600)")
     parent = subprocess.Popen([sys.executable, "-c", script, str(stand_in)], stdout=subprocess.PIPE, text=True,
                               cwd=REPO)
@@ -121,9 +123,9 @@ def test_a_command_starts_the_server_and_stops_it_when_it_ends(stand_in, tmp_pat
 
 def test_ctrl_c_stops_the_command_and_its_server(stand_in, tmp_path):
     env = {**os.environ, "FAKE_LLAMA_LATENCY": "1", "FAKE_LLAMA_ANSWER": "not an answer"}
-    command = [sys.executable, "-m", "tribunal", "equiv", "audit", "--rules", "llm", "--pairs", str(_pairs(tmp_path)),
-               "--repeats", "3", "--threads", "1", "--lm", f"local/{stand_in}", "--no-track", "--no-cache",
-               "--out", str(tmp_path / "audit")]
+    command = stand_in_cli("equiv", "audit", "--rules", "llm", "--pairs", str(_pairs(tmp_path)),
+                           "--repeats", "3", "--threads", "1", "--lm", f"local/{stand_in}", "--no-track",
+                           "--no-cache", "--out", str(tmp_path / "audit"))
     cli = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     try:
         wait_for(lambda: (tmp_path / "server.pid").exists(), "the server to start")
@@ -154,7 +156,7 @@ def test_a_missing_bundled_model_names_what_to_install(tmp_path, capsys, monkeyp
 def test_a_missing_server_extra_names_what_to_install(tmp_path, capsys, monkeypatch):
     model = tmp_path / "tiny.gguf"
     model.write_bytes(b"GGUF")
-    monkeypatch.delenv(SERVER_MODULE_ENV, raising=False)
+    monkeypatch.setattr(local_server, "server_module_override", None)
     monkeypatch.setattr(local_models, "SERVER_MODULES", ("llama_cpp_not_installed_here",))
     outcome = run_cli(capsys, "equiv", "audit", "--rules", "llm", "--lm", f"local/{model}", "--no-track",
                       "--out", tmp_path / "audit")

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import run_cli
+from tests.support.fake_llama_server import serve_stand_in
 from tribunal.programs import local_models
-from tribunal.programs.local_server import SERVER_MODULE_ENV, LocalServer
+from tribunal.programs.local_server import LocalServer
 from tribunal.programs.llama_no_repack import MARK_OFF, MARK_UNAVAILABLE
 from tribunal.programs.server_log import LOGS_ENV, exit_description
 
@@ -28,7 +29,7 @@ ITEMS = 6
 @pytest.fixture
 def crashing(tmp_path, monkeypatch):
     """``(gguf, crashes file, answered file)``: a stand-in server whose crashes are counted down in a file."""
-    monkeypatch.setenv(SERVER_MODULE_ENV, "tests.support.fake_llama_server")
+    serve_stand_in(monkeypatch)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     monkeypatch.setenv(LOGS_ENV, str(tmp_path / "logs"))
     monkeypatch.setenv("FAKE_LLAMA_ANSWER", json.dumps({"errors": []}))

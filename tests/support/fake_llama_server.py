@@ -1,4 +1,4 @@
-"""A stand-in for ``python -m llama_cpp.server`` (``TRIBUNAL_LOCAL_SERVER_MODULE``), for lifecycle tests.
+"""A stand-in for ``python -m llama_cpp.server`` (:func:`serve_stand_in`), for lifecycle tests.
 
 Takes the same arguments tribunal passes (``--model``, ``--model_alias``, ``--port``, ...), serves
 ``/v1/models`` and ``/v1/chat/completions`` on 127.0.0.1 and answers every chat with ``FAKE_LLAMA_ANSWER``
@@ -21,6 +21,25 @@ as it grows. In-process, :func:`fake_llama` serves the same handler on a free po
 """
 
 from __future__ import annotations
+
+STAND_IN = "tests.support.fake_llama_server"
+STAND_IN_PRELUDE = ("import tribunal.programs.local_server as _server; "
+                    f"_server.server_module_override = {STAND_IN!r}; ")
+"""Python to run first in a child process that should start the stand-in (``python -c PRELUDE + ...``)."""
+
+
+def serve_stand_in(monkeypatch) -> None:
+    """Local servers started in this process (for the rest of the test) run the stand-in."""
+    from tribunal.programs import local_server
+
+    monkeypatch.setattr(local_server, "server_module_override", STAND_IN)
+
+
+def stand_in_cli(*args: str) -> list[str]:
+    """``python -m tribunal ARGS`` whose local servers run the stand-in."""
+    import sys
+
+    return [sys.executable, "-c", STAND_IN_PRELUDE + "from tribunal.cli import main; main()", *args]
 
 import argparse
 import contextlib

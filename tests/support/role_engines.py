@@ -1,4 +1,4 @@
-"""A ``TRIBUNAL_TEST_ENGINE`` factory that remembers the engine it built for each optimize role.
+"""A ``lm_roles.test_engine_factory`` factory that remembers the engine it built for each optimize role.
 
 ``tribunal optimize`` asks the hook for one engine per role (task, teacher, prompt) with the
 model named on the command line; :data:`BUILT` maps ``role -> (model, engine)`` so a test can see

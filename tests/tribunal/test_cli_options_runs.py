@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tests.support.cli import assert_one_line_error, run_cli
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
@@ -31,7 +32,7 @@ def role_engines(monkeypatch):
     from tests.support import role_engines
 
     role_engines.BUILT.clear()
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.support.role_engines:engine")
+    use_engine(monkeypatch, "tests.support.role_engines:engine")
     return role_engines.BUILT
 
 

@@ -19,6 +19,7 @@ import uuid
 
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
@@ -142,7 +143,7 @@ def test_library_noise_is_silenced_and_verbose_sends_it_to_stderr(verbose, tmp_p
 def test_optimize_and_export_print_only_their_own_lines(tmp_path, capsys, monkeypatch):
     """MIPROv2's INFO log and DSPy's Average Metric lines stay out; with --verbose they are emitted."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     records: list[str] = []
     collector = logging.Handler()
     collector.emit = lambda record: records.append(record.getMessage())  # type: ignore[method-assign]

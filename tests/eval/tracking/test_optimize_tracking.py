@@ -8,6 +8,7 @@ import uuid
 import mlflow
 import pytest
 
+from tests.support.injected_engine import use_engine
 from tests.optimizers.toy_task import KEY_PHRASE
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
 from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
@@ -22,7 +23,7 @@ def _toy_program():
 
 
 def test_the_prompt_registry_holds_the_tuned_instructions(tmp_path, monkeypatch, store_uri):
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.toy_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     settings = TrackingSettings(uri=store_uri, experiment=f"optimize-{uuid.uuid4().hex[:8]}")
     request = OptimizeRequest(program="test-toy-equiv", optimizer="simba", train="suite:0-8", dev="suite:8-16",
                               lm="toy/task", budget=1, threads=1, out=tmp_path / "tuned.json")
