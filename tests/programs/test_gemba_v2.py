@@ -39,9 +39,9 @@ def test_judge_scores_its_gemba_call_the_v2_way():
 
 
 def test_preset_aggregates_ten_samples_by_dropping_the_outlier_then_rrwa():
-    assert GEMBA_V2_PRESET == {"program": "gemba-mqm-v2", "samples": 10, "combine": "trimmed"}
+    assert GEMBA_V2_PRESET == {"program": "gemba-mqm-v2", "samples": 10, "combine": "gemba-v2"}
     scores = [-1, -1, -2, -2, -2, -1, -3, -1, -2, -30]  # -30 lies beyond 2 sigma of the mean (-4.5, sigma 8.52)
-    result = combine(scores, "trimmed")
+    result = combine(scores, GEMBA_V2_PRESET["combine"])
     assert 9 not in result.kept and len(result.kept) == 9
     kept = sorted((scores[i] for i in result.kept), reverse=True)
     weights = [1 / r for r in range(1, 10)]
