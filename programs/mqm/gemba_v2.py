@@ -17,7 +17,8 @@ The preset (:data:`GEMBA_V2_PRESET`): ``--program gemba-mqm-v2 --samples 10 --co
   (thompsonb/gemba_v2_table3, README and ``scripts/score_wmt23_gemba_v2.py``) says the paper judges
   one segment per request "while retaining the entire newline-joined source document in the system
   prompt" and reads a JSON annotation ``{"errors": {"critical": [], "major": [], "minor": []}}``;
-  tribunal's nearest setting is ``--context N`` (source context), not set by the preset;
+  tribunal's nearest setting, ``--context N``, gives
+  the N segments before this one, not the whole document, and the preset does not set it;
 - **scoring** (:func:`gemba_v2_score`, the abstract's rule): critical 25, major 5, minor 1, a minor
   punctuation error 0.1. Every error is counted and there is **no cap**: the abstract names none
   (tribunal's reading; GEMBA-MQM V1 counts 5 errors and caps at 25, :mod:`scoring`; VoiceFrom's
