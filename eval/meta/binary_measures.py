@@ -1,12 +1,15 @@
 """Measures of a binary error-free detector, their bootstrap intervals and significance clusters.
 
-The positive class is **error-free** (label 1), as in WMT26's subtask 3. Measures (a participant's
-record of the task pages names the Matthews correlation coefficient as the primary measure with
-precision and recall beside it; the page text we could read stops before its evaluation section,
-so the secondary set is our choice): ``mcc`` (primary, ranks the table), ``precision``, ``recall``,
-``f1`` of the error-free class, ``balanced_accuracy`` (mean of the two classes' recalls) and
-``predicted_rate`` (share labelled error-free). A measure whose denominator is 0 is 0 (MCC with a
-constant prediction, precision with no positive prediction), as scikit-learn's ``zero_division=0``.
+The positive class is **error-free** (label 1), as in WMT26's subtask 3. The task page's
+evaluation section is not in the store (https://www2.statmt.org/wmt26/mteval-subtask3.html: the
+stored text ends in its Submissions section); a participant's notes of the pages
+(ogulcansarioglu/wmt26-task3, ``docs/task_facts.md``, 2026-07-16) record "MCC (primary);
+precision/recall secondary" and that pooled versus per-language-pair MCC is "not stated". So:
+``mcc`` (primary, ranks the table; over all cells of the pair pooled), ``precision`` and ``recall``
+of the error-free class (secondary, per those notes), and tribunal's additions ``f1`` of the
+error-free class, ``balanced_accuracy`` (mean of the two classes' recalls) and ``predicted_rate``
+(share labelled error-free). A measure whose denominator is 0 is 0 (MCC with a constant prediction,
+precision with no positive prediction), as scikit-learn's ``zero_division=0`` (tribunal's choice).
 
 Intervals: percentile bootstrap over cells (resampled with replacement, 95 % by default).
 Significance: WMT's paired permutation (PERM-BOTH): in each draw every cell swaps the two

@@ -1,21 +1,46 @@
 """WMT26's third subtask, detection of error-free segments: the gold rule and the conversions to it.
 
-The task (www2.statmt.org/wmt26/mteval-subtask3.html, published 2026-04-29): a binary label per
-translation, 1 error-free, 0 contains errors, no reference allowed. **Gold** (the page's rule): a
-segment is error-free when its human ESA annotation "meets a score threshold, AND contains no
-annotated error spans", the threshold being >= 85 (:data:`GOLD_THRESHOLD`, a setting: the page warns
-it is calibration-dependent). For MQM gold tribunal takes "no error": no span of a severity other
-than ``neutral`` (:func:`mqm_error_free`).
+**What the task pages say** (read in the stored copies; each page's text stops at the opening of its
+"Submissions" section, so the conversion rules themselves were not readable):
 
-**Conversions** (the subtask converts Task 1 and Task 2 submissions automatically):
+- https://www2.statmt.org/wmt26/mteval-subtask3.html (2026-04-29): "Participants must predict a
+  binary label (1 for Error-Free, 0 for Contains Errors) ... we do not allow use of reference
+  translations"; the gold: "a segment is labeled as error-free if: It meets a score threshold, AND It
+  contains no annotated error spans. ... we set the score threshold to ≥85. Participants are advised
+  that such threshold is sensitive to different annotation and score calibration schema, and should
+  not be used to convert scores from other sources to binary labels without verification." Its
+  Submissions section begins "Thresholding QE Scores: If you are participating in the main Task 1
+  and 2, we will convert" and the stored text ends there.
+- https://www2.statmt.org/wmt26/mteval-subtask1.html: "Submissions to this task will automatically
+  be converted to participate in Task 2 (Segment-Level Quality Score Prediction) and Task 3
+  (Detection of Error-Free Segments). See the “Submissions” section below for details." (not stored).
+- https://www2.statmt.org/wmt26/mteval-subtask2.html: "Submissions to Task 1 ... will by default be
+  converted to participate in this score-prediction task. Submissions to this task will by default be
+  converted to participate in Task 3" (its Submissions section is not stored either).
+- Secondary, a participant's notes of the pages (ogulcansarioglu/wmt26-task3, ``docs/task_facts.md``,
+  2026-07-16/20): Task 2 submissions "are auto-evaluated on Task 3 using a participant-supplied
+  custom threshold (participant chooses value and strict ``>`` vs inclusive ``≥`` semantics). Opt-out
+  possible"; the threshold is "declared in the Codabench UI at submission time". It says nothing of
+  Task 1's conversions.
 
-- a score (Task 2): error-free when ``score >= threshold`` (:func:`from_score`); the organisers apply
-  a threshold the participant supplies, inclusive or strict (as a participant's notes on the task
-  pages record; the part of the page we could read stops before the details), so the threshold
-  and ``strict`` are settings, 85 inclusive by default on ESA's scale and ``0`` (no penalty) on MQM's;
-- error spans (Task 1): error-free when no span is marked (:func:`from_spans`; neutral spans do not
-  count). The page's exact Task 1 rule was not readable to us; "no span" is the gold's own span half;
-- spans and a score together (an ESA-style judge): both halves of the gold rule (:func:`gold_rule`).
+**Gold** (the page's rule, :func:`gold_rule`): error-free when the ESA score is >= 85
+(:data:`GOLD_THRESHOLD`, a setting) and no error span is marked. For MQM gold tribunal takes "no
+error": no span of a severity other than ``neutral`` (:func:`mqm_error_free`; tribunal's choice).
+
+**Conversions** (``[page]``: as documented; ``[tribunal]``: tribunal's reading where the rule was not
+readable):
+
+- a score (Task 2 -> Task 3, :func:`from_score`) ``[page, via the participant's notes]``: error-free
+  when ``score >= threshold`` (``>`` when ``strict``), the threshold and its strictness the
+  participant's; ``[tribunal]`` defaults: 85 inclusive on ESA's scale (the gold's own cut, which the
+  page warns is calibration-dependent) and ``0`` (no penalty) on MQM's;
+- error spans (Task 1 -> Task 3, :func:`from_spans`) ``[tribunal]``: error-free when no error span
+  is marked (neutral spans do not count), the gold's own span half. The page's rule (direct, or via
+  a Task 2 score and a threshold) was not readable;
+- spans and a score together (an ESA-style judge, :func:`gold_rule` / :func:`labels_of`)
+  ``[tribunal]``: both halves of the gold rule;
+- error spans to a Task 2 score (Task 1 -> Task 2) ``[not readable]``: tribunal has no such
+  conversion; a span judge's score is its own scoring rule (WMT MQM weights, GEMBA's), not WMT26's.
 
 Severities are those of :class:`~tribunal.core.rating.ErrorSpan` (lower-case strings).
 """

@@ -2,16 +2,11 @@
 
 - ``mean``: the arithmetic mean of the usable samples' scores.
 - ``median``: their median (the mean of the two middle scores for an even count).
-- ``trimmed``: tribunal's reading of GEMBA-MQM V2's aggregation, for any judge at any K. It is **not
-  the published rule**: the paper's method section was not available to us, so the ranking and the
-  deviation below are our choices; the published method as far as its abstract states it (its
-  scoring and 10 samples included) is the ``gemba-mqm-v2`` preset, :mod:`tribunal.programs.mqm.gemba_v2`.
-  Source (Junczys-Dowmunt, 2025, "GEMBA V2: Ten Judgments Are Better
-  Than One", WMT25, ACL Anthology 2025.wmt-1.67, pp. 926-933): "each segment is scored ten times
-  and aggregated with a reciprocal-rank weighted average (RRWA) after removing outliers beyond
-  2 sigma" (the paper's abstract). The abstract does not spell the ranking out and the paper's
-  body and code were not available to us; this is the most faithful reading we could make, with
-  its two choices stated:
+- ``trimmed``: tribunal's own rule for any judge at any K, modelled on GEMBA-MQM V2's aggregation.
+  It is **not the published rule**: only the paper's abstract could be read (Junczys-Dowmunt, 2025,
+  "GEMBA V2: Ten Judgments Are Better Than One", WMT25, ACL Anthology 2025.wmt-1.67: "each segment
+  is scored ten times and aggregated with a reciprocal-rank weighted average (RRWA) after removing
+  outliers beyond 2σ"), so the ranking and the deviation below are our choices:
 
   1. outliers: a score whose distance from the mean of the K scores exceeds 2 standard deviations
      (population standard deviation, ddof=0) is removed; with all scores equal nothing is. With
@@ -19,17 +14,19 @@
      samples never lose one (K=5: 1.79);
   2. RRWA: the kept scores are ranked from the best (highest: MQM penalties are negative, ESA's
      0-100 is higher-better) to the worst, and the score at rank r weighs 1/r:
-     ``sum(s_r / r) / sum(1 / r)``. This follows the method's public description ("aggregate with
-     rank-reciprocal weighted averaging so the harshest outlier doesn't dominate": the harshest
-     kept judgment gets the smallest weight). Tied scores get consecutive ranks; their order does
-     not change the value.
+     ``sum(s_r / r) / sum(1 / r)``. Tied scores get consecutive ranks; their order does not
+     change the value.
 
   Worked example (``tests/eval/mt/test_combine.py``): scores -1, -2, -2, -3, -25, -1 have mean
   -5.667 and deviation 8.673; -25 lies 19.33 > 17.35 from the mean and is removed; the kept
   -1, -1, -2, -2, -3 weigh 1, 1/2, 1/3, 1/4, 1/5: RRWA = -3.2667 / 2.2833 = -1.4307.
+- ``gemba-v2``: the published rule as far as its text could be read, the ``gemba-mqm-v2`` preset's
+  (:func:`tribunal.programs.mqm.gemba_v2_aggregation.gemba_v2_aggregate`, whose docstring gives
+  each reading and its evidence). It gives the same values as ``trimmed`` today; it is a separate
+  name so that a reading corrected from the paper changes the preset, not ``trimmed``'s tables.
 
 Each rule returns the combined value and the indices of the scores it kept (all, except the
-outliers ``trimmed`` removes).
+outliers ``trimmed`` and ``gemba-v2`` remove).
 """
 
 from __future__ import annotations
@@ -38,6 +35,8 @@ import math
 import statistics
 from dataclasses import dataclass
 from typing import Callable, Sequence
+
+from tribunal.programs.mqm.gemba_v2_aggregation import gemba_v2_aggregate
 
 OUTLIER_DEVIATIONS = 2.0
 
@@ -76,12 +75,17 @@ def combine_trimmed(scores: Sequence[float]) -> Combined:
     return Combined(reciprocal_rank_weighted([scores[i] for i in kept]), kept)
 
 
+def combine_gemba_v2(scores: Sequence[float]) -> Combined:
+    value, kept = gemba_v2_aggregate(scores)
+    return Combined(value, kept)
+
+
 RULES: dict[str, Callable[[Sequence[float]], Combined]] = {
-    "mean": combine_mean, "median": combine_median, "trimmed": combine_trimmed}
+    "mean": combine_mean, "median": combine_median, "trimmed": combine_trimmed, "gemba-v2": combine_gemba_v2}
 
 
 def combine(scores: Sequence[float], rule: str) -> Combined:
-    """``scores`` (at least one) combined by ``rule`` (``mean`` | ``median`` | ``trimmed``)."""
+    """``scores`` (at least one) combined by ``rule`` (``mean`` | ``median`` | ``trimmed`` | ``gemba-v2``)."""
     if not scores:
         raise ValueError("nothing to combine")
     return RULES[rule](list(scores))

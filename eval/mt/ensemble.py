@@ -7,7 +7,7 @@ side by side under the runner's call slots (:func:`~tribunal.core.scheduling.fan
 batch mode they are parked together, so an item's K requests travel in the same batch.
 
 **Combining.** The usable samples' scores are combined by the rule (:mod:`tribunal.eval.mt.combine`:
-``mean``, ``median``, or GEMBA-MQM V2's ``trimmed``). The item's error spans (and M-MAD's debates)
+``mean``, ``median``, tribunal's ``trimmed``, or GEMBA-MQM V2's published ``gemba-v2``). The item's error spans (and M-MAD's debates)
 are those of the sample whose score is nearest the combined one, among the samples the rule kept
 (the first such sample on a tie): a real annotation of one judgment, never a mixture.
 
@@ -44,9 +44,10 @@ class SamplingSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     samples: int = Field(1, ge=1, le=MAX_SAMPLES, description="independent judgments per item (K)")
-    combine: Literal["mean", "median", "trimmed"] = Field(
-        "mean", description="how the K scores become one: mean | median | trimmed (GEMBA-MQM V2: drop scores "
-                            "beyond 2 sigma, then a reciprocal-rank weighted average)")
+    combine: Literal["mean", "median", "trimmed", "gemba-v2"] = Field(
+        "mean", description="how the K scores become one: mean | median | trimmed (tribunal's rule after "
+                            "GEMBA-MQM V2: drop scores beyond 2 sigma, then a reciprocal-rank weighted average) | "
+                            "gemba-v2 (the published GEMBA-MQM V2 aggregation as far as its abstract states it)")
 
     @property
     def used(self) -> bool:

@@ -8,6 +8,7 @@ import pytest
 from tests.support.mqm_fakes import ScriptedEngine
 from tribunal.core.judges import JUDGES
 from tribunal.eval.mt.combine import combine
+from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.programs.mqm.gemba_v2 import GEMBA_V2_PRESET, GembaMQMV2Judge, gemba_v2_score
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import gemba_mqm_score
@@ -39,9 +40,11 @@ def test_judge_scores_its_gemba_call_the_v2_way():
 
 
 def test_preset_aggregates_ten_samples_by_dropping_the_outlier_then_rrwa():
-    assert GEMBA_V2_PRESET == {"program": "gemba-mqm-v2", "samples": 10, "combine": "trimmed"}
+    assert GEMBA_V2_PRESET == {"program": "gemba-mqm-v2", "samples": 10, "combine": "gemba-v2"}
+    settings = SamplingSettings(samples=GEMBA_V2_PRESET["samples"], combine=GEMBA_V2_PRESET["combine"])
+    assert settings.name_parts() == ["k10", "gemba-v2"] and settings.needed == 5
     scores = [-1, -1, -2, -2, -2, -1, -3, -1, -2, -30]  # -30 lies beyond 2 sigma of the mean (-4.5, sigma 8.52)
-    result = combine(scores, "trimmed")
+    result = combine(scores, GEMBA_V2_PRESET["combine"])
     assert 9 not in result.kept and len(result.kept) == 9
     kept = sorted((scores[i] for i in result.kept), reverse=True)
     weights = [1 / r for r in range(1, 10)]

@@ -223,7 +223,7 @@ JUDGES = JudgeRegistry([
     Judge("gemba-mqm-v2", f"{_MQM}.gemba_v2:GembaMQMV2Judge", "mt", "GEMBA-MQM-V2", roles=("gemba",),
           answer_tokens=(("gemba", 512),), labels=f"{_MQM}.labels:GEMBA_LABELS",
           demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS",
-          calls=Calls("1 call per item and sample (the published preset: --samples 10 --combine trimmed)")),
+          calls=Calls("1 call per item and sample (the published preset: --samples 10 --combine gemba-v2)")),
     Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
           answer_tokens=(("eaprompt", 768),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),

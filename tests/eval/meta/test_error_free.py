@@ -11,7 +11,7 @@ import pytest
 
 from tribunal.core.rating import ErrorSpan
 from tribunal.eval.meta.binary_measures import bootstrap, mcc_nulls, measures
-from tribunal.eval.meta.error_free import from_score, from_spans, gold_rule, mqm_error_free
+from tribunal.eval.meta.error_free import from_score, from_spans, gold_rule, labels_of, mqm_error_free, mqm_labels
 from tribunal.eval.meta.error_free_job import calibrated_threshold
 
 MINOR = ErrorSpan(0, 3, "", "minor")
@@ -71,6 +71,36 @@ def test_bootstrap_interval_brackets_the_value_and_nulls_are_antisymmetric_in_us
 def test_calibrated_threshold_maximises_mcc():
     assert calibrated_threshold(np.array([0, 0, 1, 1.0]), np.array([10, 20, 30, 40.0])) == 30.0
 
+
+def test_gold_counts_every_annotated_span_undecided_included():
+    # the page: "contains no annotated error spans"; the campaign marks some spans "undecided"
+    assert gold_rule(100.0, (ErrorSpan(0, 3, "", "undecided"),)) == 0.0
+
+
+def test_spans_with_a_score_convert_cell_by_cell_by_both_halves_of_the_rule():
+    # cells: (90, none) passes; (90, a minor span) fails on the span; (70, none) fails on the score; unscored: NaN
+    got = labels_of(np.array([90.0, 90.0, 70.0, np.nan]), [(), (MINOR,), (), ()])
+    np.testing.assert_array_equal(got, [1.0, 0.0, 0.0, np.nan])
+
+
+def test_span_predictions_convert_by_no_error_span():
+    major = ErrorSpan(1, 2, "x", "major")
+    np.testing.assert_array_equal(mqm_labels([(), (major, MINOR), (NEUTRAL,), None]), [1.0, 0.0, 1.0, np.nan])
+
+
+def test_participant_threshold_inclusive_or_strict_at_the_cut():
+    # a participant's threshold of 70: a score of exactly 70 is error-free when inclusive, not when strict
+    np.testing.assert_array_equal(from_score(np.array([69.9, 70.0, 70.1]), 70.0), [0, 1, 1])
+    np.testing.assert_array_equal(from_score(np.array([69.9, 70.0, 70.1]), 70.0, strict=True), [0, 0, 1])
+
+
+def test_calibrated_threshold_takes_the_lowest_on_an_mcc_tie():
+    # gold 0 1 0 1 over scores 10 20 30 40: t=20 -> 0 1 1 1 (tp 2, fp 1, fn 0, tn 1: MCC 2/sqrt(12));
+    # t=40 -> 0 0 0 1 (tp 1, fp 0, fn 1, tn 2: MCC 2/sqrt(12)); t=10 and t=30 -> MCC 0: the tie goes to 20
+    gold, scores = np.array([0, 1, 0, 1.0]), np.array([10, 20, 30, 40.0])
+    assert measures(gold, from_score(scores, 20.0))["mcc"] == pytest.approx(2 / math.sqrt(12))
+    assert measures(gold, from_score(scores, 40.0))["mcc"] == pytest.approx(2 / math.sqrt(12))
+    assert calibrated_threshold(gold, scores) == 20.0
 
 CAMPAIGN = Path(os.environ.get("TRIBUNAL_DATA", "/nonexistent")) / "esa-wmt23"
 
