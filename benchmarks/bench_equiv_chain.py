@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: t
 from tests.support.dspy_cache import dspy_cache_off  # noqa: E402
 from tests.support.equiv_fakes import scripted_equiv_respond  # noqa: E402
 from tests.support.scripted_lm import scripted_lm  # noqa: E402
-from tribunal.cli.equiv import build_rules  # noqa: E402
+from tribunal.eval.equiv.rule_set import build_rules  # noqa: E402
 from tribunal.eval.equiv import defaults  # noqa: E402
 from tribunal.eval.equiv.audit_job import cascade_savings, run_audit  # noqa: E402
 from tribunal.eval.equiv.bands import screen_high  # noqa: E402

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support: t
 
 from tests.support.rubric_reader import rubric_reader  # noqa: E402
 from tests.support.scripted_lm import scripted_lm  # noqa: E402
-from tribunal.cli.equiv import build_rules  # noqa: E402
+from tribunal.eval.equiv.rule_set import build_rules  # noqa: E402
 from tribunal.eval.equiv.audit_job import run_audit  # noqa: E402
 from tribunal.eval.equiv.suite import Suite, load_suite  # noqa: E402
 from tribunal.eval.tracking.mlflow_run import TrackingSettings  # noqa: E402

@@ -77,7 +77,7 @@ def test_band_edges_and_unscored_screens():
 
 
 def test_the_registry_builds_a_cascade_on_the_chain_rule_sharing_the_llm_judge():
-    from tribunal.cli.equiv import build_rules
+    from tribunal.eval.equiv.rule_set import build_rules
 
     lm, engine = scripted_lm(scripted_equiv_respond(lambda a, b: True))
     rules = build_rules("llm,cascade", "full", dict(lm=lm, lm_name="scripted", chain_steps="tfidf", threads=1))

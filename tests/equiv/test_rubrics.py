@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.rubric_reader import rubric_reader
 from tests.support.scripted_lm import scripted_lm
-from tribunal.cli.equiv import build_rules
+from tribunal.eval.equiv.rule_set import build_rules
 from tribunal.eval.equiv.audit_job import run_audit
 from tribunal.eval.equiv.suite import load_suite
 from tribunal.eval.tracking.mlflow_run import TrackingSettings

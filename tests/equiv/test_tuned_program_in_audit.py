@@ -20,7 +20,7 @@ def tuned_export(tmp_path):
 
 
 def test_audit_llm_rule_runs_the_tuned_judge(scripted, tuned_export):
-    from tribunal.cli.equiv import build_rules
+    from tribunal.eval.equiv.rule_set import build_rules
 
     resolved = resolve_program(str(tuned_export), expected_kind="equiv")
     lm, engine = scripted.scripted_lm(lambda system, user: {"verdict": "different"})

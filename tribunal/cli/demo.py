@@ -15,7 +15,8 @@ from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
                                      ServerSlotsOption, TimeoutOption, lm_limits)
-from tribunal.cli.equiv import audited, build_rules, print_audit
+from tribunal.cli.equiv import audited, print_audit
+from tribunal.eval.equiv.rule_set import build_rules
 from tribunal.cli.lm_options import build_cli_lm
 from tribunal.cli.mt_evaluate import run_and_report
 from tribunal.programs.local_models import is_bundled, is_local

@@ -18,7 +18,7 @@ from tribunal.cli.lm_options import (ApiBaseOption, ApiKeyEnvOption, CacheOption
                                      TimeoutOption, build_cli_lm, cli_lm_settings)
 from tribunal.cli.numbers import count, number, p_value
 from tribunal.eval.equiv import defaults
-from tribunal.cli.equiv import build_rules
+from tribunal.eval.equiv.rule_set import build_rules
 from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 
 app = typer.Typer(no_args_is_help=True)
