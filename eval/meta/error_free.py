@@ -17,13 +17,19 @@ than ``neutral`` (:func:`mqm_error_free`).
   count). The page's exact Task 1 rule was not readable to us; "no span" is the gold's own span half;
 - spans and a score together (an ESA-style judge): both halves of the gold rule (:func:`gold_rule`).
 
+A judge's own answer (``mt evaluate``'s report, ``optimize``'s objectives: :func:`from_judgment`) takes
+both halves at its scale's threshold (:data:`SCALE_THRESHOLDS`): no error span and ``score >= 85`` on
+ESA's scale, ``score >= 0`` on MQM's. For an MQM span judge the score half follows from the span half
+(its score is minus its spans' penalties), for a score-only judge the span half is empty, and the
+binary ``error-free`` judge's score (100 error-free, 0 not) is its own answer.
+
 Severities are those of :class:`~tribunal.core.rating.ErrorSpan` (lower-case strings).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -31,6 +37,8 @@ from tribunal.core.rating import ErrorSpan, Rating
 
 GOLD_THRESHOLD = 85.0
 NOT_ERRORS = frozenset({"neutral", "no-error"})
+SCALE_THRESHOLDS = {"esa": GOLD_THRESHOLD, "mqm": 0.0}
+"""A judge score's error-free threshold by its scale (ESA 0-100; MQM penalties, 0 = no error)."""
 
 
 def _errors(spans: Iterable[ErrorSpan]) -> int:
@@ -69,3 +77,18 @@ def labels_of(scores: np.ndarray, ratings: list[Rating], threshold: float = GOLD
 def mqm_labels(ratings: list[Rating]) -> np.ndarray:
     """MQM gold (or a span prediction converted) cell by cell."""
     return np.array([mqm_error_free(r) for r in ratings], float)
+
+
+def from_judgment(errors: Iterable[Any] | None, score: float | None, scale: str | None = "mqm",
+                  threshold: float | None = None) -> float:
+    """A judge's answer converted: 1.0 when it marks no error and its score passes its scale's threshold
+    (``threshold`` overrides it), NaN when it has no score. ``errors``: dicts or objects with a ``severity``."""
+    if score is None or isinstance(score, bool) or math.isnan(float(score)):
+        return math.nan
+    cut = SCALE_THRESHOLDS[scale or "mqm"] if threshold is None else threshold
+    marked = sum(1 for e in errors or () if str(_severity(e) or "").lower() not in NOT_ERRORS)
+    return float(float(score) >= cut and marked == 0)
+
+
+def _severity(error: Any) -> Any:
+    return error.get("severity") if isinstance(error, dict) else getattr(error, "severity", None)
