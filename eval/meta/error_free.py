@@ -41,8 +41,9 @@ SCALE_THRESHOLDS = {"esa": GOLD_THRESHOLD, "mqm": 0.0}
 """A judge score's error-free threshold by its scale (ESA 0-100; MQM penalties, 0 = no error)."""
 
 
-def _errors(spans: Iterable[ErrorSpan]) -> int:
-    return sum(1 for s in spans if s.severity not in NOT_ERRORS)
+def _errors(spans: Iterable[Any]) -> int:
+    """Spans (:class:`ErrorSpan` or dicts with a ``severity``) that mark an error (neutral ones do not)."""
+    return sum(1 for s in spans if str(_severity(s) or "").lower() not in NOT_ERRORS)
 
 
 def gold_rule(score: float, spans: Sequence[ErrorSpan] | None, threshold: float = GOLD_THRESHOLD) -> float:
@@ -82,12 +83,13 @@ def mqm_labels(ratings: list[Rating]) -> np.ndarray:
 def from_judgment(errors: Iterable[Any] | None, score: float | None, scale: str | None = "mqm",
                   threshold: float | None = None) -> float:
     """A judge's answer converted: 1.0 when it marks no error and its score passes its scale's threshold
-    (``threshold`` overrides it), NaN when it has no score. ``errors``: dicts or objects with a ``severity``."""
+    (``threshold`` overrides it), NaN when it has no score or an unknown scale. ``errors``: dicts or objects with a ``severity``."""
     if score is None or isinstance(score, bool) or math.isnan(float(score)):
         return math.nan
-    cut = SCALE_THRESHOLDS[scale or "mqm"] if threshold is None else threshold
-    marked = sum(1 for e in errors or () if str(_severity(e) or "").lower() not in NOT_ERRORS)
-    return float(float(score) >= cut and marked == 0)
+    cut = SCALE_THRESHOLDS.get(scale or "mqm") if threshold is None else threshold
+    if cut is None:  # a scale without a threshold: no label rather than a guess
+        return math.nan
+    return float(float(score) >= cut and _errors(errors or ()) == 0)
 
 
 def _severity(error: Any) -> Any:
