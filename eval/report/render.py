@@ -77,17 +77,17 @@ def _error_free_rows(heads: list[dict]) -> str:
               ("gold error-free rate", "error_free.gold_error_free_rate",
                lambda h: (h.get("error_free") or {}).get("gold_error_free_rate"))]
     measures = sorted({m for b in blocks for m in b.get("measures", {})}, key=ERROR_FREE_SHOWN.index)
-    rows = "".join(f"<tr><th>{escape(m)}</th>" + "".join(f"<td data-fig=\"error_free.{m}\">{escape(_interval(b, m))}</td>"
-                                                      for b in blocks) + "</tr>" for m in measures)
+    rows = "".join(f"<tr><th>{escape(m)}</th>" + "".join(_interval_cell(b, m) for b in blocks) + "</tr>"
+                   for m in measures)
     return text + _rows(heads, counts) + rows
 
 
-def _interval(block: dict, measure: str) -> str:
+def _interval_cell(block: dict, measure: str) -> str:
+    """A measure's cell: its value (``data-value``, as the other figures) and its interval."""
     figures = (block.get("measures") or {}).get(measure)
-    if not figures:
-        return "—"
-    low, high = figures["interval"]
-    return f"{figure(figures['value'])} [{figure(low)}, {figure(high)}]"
+    value = figures["value"] if figures else None
+    text = f"{figure(value)} [{figure(figures['interval'][0])}, {figure(figures['interval'][1])}]" if figures else "—"
+    return f'<td data-fig="error_free.{escape(measure)}" data-value="{escape(json.dumps(value))}">{escape(text)}</td>'
 
 
 def head_html(heads: list[dict]) -> str:
