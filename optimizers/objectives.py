@@ -3,16 +3,22 @@
 An objective is a function ``(predictions, golds) -> float`` over the whole dev set (higher is
 better; a prediction is None where the program failed). Registered:
 
-================== ====== ==========================================================================
-name               kind   value
-================== ====== ==========================================================================
-item               both   today's per-item proxy: the mean of the judge metric (unscored items 0)
-seg-acc-eq         mt     segment-level acc_eq with tie calibration (``mt meta-eval``)
-kendall            mt     Kendall's tau-b of judge and human scores (``mt agreement``)
-pearson            mt     segment-level Pearson (``mt meta-eval``)
-balanced-accuracy  equiv  mean recall of "same" and "different"
-f1-different       equiv  F1 of the "different" verdicts
-================== ====== ==========================================================================
+============================ ====== ======================================================================
+name                         kind   value
+============================ ====== ======================================================================
+item                         both   today's per-item proxy: the mean of the judge metric (unscored items 0)
+seg-acc-eq                   mt     segment-level acc_eq with tie calibration (``mt meta-eval``)
+kendall                      mt     Kendall's tau-b of judge and human scores (``mt agreement``)
+pearson                      mt     segment-level Pearson (``mt meta-eval``)
+balanced-accuracy            equiv  mean recall of "same" and "different"
+f1-different                 equiv  F1 of the "different" verdicts
+span-mpp                     mt     micro MPP F of the error spans (target side)
+mcc-error-free               mt     MCC of the error-free labels (WMT26 subtask 3; a correlation)
+balanced-accuracy-error-free mt     mean recall of "error-free" and "has errors"
+f1-error-free                mt     F1 of the error-free class
+============================ ====== ======================================================================
+
+The error-free objectives and their labels: :mod:`tribunal.optimizers.error_free_objectives`.
 
 A *mix* weights several: ``seg-acc-eq=0.7,item=0.3`` is ``(0.7 * a + 0.3 * b) / (0.7 + 0.3)`` over
 the values on a 0..1 scale (a correlation ``r`` enters as ``(r + 1) / 2``, as ``mt meta-eval``'s
@@ -27,6 +33,7 @@ from typing import Any, Callable, Sequence
 
 from tribunal.errors import UserError
 from tribunal.optimizers import corpus_objectives as stats
+from tribunal.optimizers import error_free_objectives as error_free
 
 Statistic = Callable[[Sequence[Any], Sequence[Any]], float]
 DEFAULT_OBJECTIVE = "item"
@@ -65,6 +72,11 @@ for _spec in (
                   description="mean recall of same and different"),
     ObjectiveSpec("f1-different", ("equiv",), stats.f1_different, description="F1 of 'different'"),
     ObjectiveSpec("span-mpp", ("mt",), stats.span_mpp, description="micro MPP F of the error spans (target side)"),
+    ObjectiveSpec("mcc-error-free", ("mt",), error_free.mcc_error_free, correlation=True,
+                  description="MCC of the error-free labels (WMT26 subtask 3)"),
+    ObjectiveSpec("balanced-accuracy-error-free", ("mt",), error_free.balanced_accuracy_error_free,
+                  description="mean recall of error-free and has-errors"),
+    ObjectiveSpec("f1-error-free", ("mt",), error_free.f1_error_free, description="F1 of the error-free class"),
 ):
     register_objective(_spec)
 

@@ -42,13 +42,19 @@ readable):
 - error spans to a Task 2 score (Task 1 -> Task 2) ``[not readable]``: tribunal has no such
   conversion; a span judge's score is its own scoring rule (WMT MQM weights, GEMBA's), not WMT26's.
 
+A judge's own answer (``mt evaluate``'s report, ``optimize``'s objectives: :func:`from_judgment`) takes
+both halves at its scale's threshold (:data:`SCALE_THRESHOLDS`): no error span and ``score >= 85`` on
+ESA's scale, ``score >= 0`` on MQM's. For an MQM span judge the score half follows from the span half
+(its score is minus its spans' penalties), for a score-only judge the span half is empty, and the
+binary ``error-free`` judge's score (100 error-free, 0 not) is its own answer.
+
 Severities are those of :class:`~tribunal.core.rating.ErrorSpan` (lower-case strings).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
@@ -56,10 +62,13 @@ from tribunal.core.rating import ErrorSpan, Rating
 
 GOLD_THRESHOLD = 85.0
 NOT_ERRORS = frozenset({"neutral", "no-error"})
+SCALE_THRESHOLDS = {"esa": GOLD_THRESHOLD, "mqm": 0.0}
+"""A judge score's error-free threshold by its scale (ESA 0-100; MQM penalties, 0 = no error)."""
 
 
-def _errors(spans: Iterable[ErrorSpan]) -> int:
-    return sum(1 for s in spans if s.severity not in NOT_ERRORS)
+def _errors(spans: Iterable[Any]) -> int:
+    """Spans (:class:`ErrorSpan` or dicts with a ``severity``) that mark an error (neutral ones do not)."""
+    return sum(1 for s in spans if str(_severity(s) or "").lower() not in NOT_ERRORS)
 
 
 def gold_rule(score: float, spans: Sequence[ErrorSpan] | None, threshold: float = GOLD_THRESHOLD) -> float:
@@ -94,3 +103,19 @@ def labels_of(scores: np.ndarray, ratings: list[Rating], threshold: float = GOLD
 def mqm_labels(ratings: list[Rating]) -> np.ndarray:
     """MQM gold (or a span prediction converted) cell by cell."""
     return np.array([mqm_error_free(r) for r in ratings], float)
+
+
+def from_judgment(errors: Iterable[Any] | None, score: float | None, scale: str | None = "mqm",
+                  threshold: float | None = None) -> float:
+    """A judge's answer converted: 1.0 when it marks no error and its score passes its scale's threshold
+    (``threshold`` overrides it), NaN when it has no score or an unknown scale. ``errors``: dicts or objects with a ``severity``."""
+    if score is None or isinstance(score, bool) or math.isnan(float(score)):
+        return math.nan
+    cut = SCALE_THRESHOLDS.get(scale or "mqm") if threshold is None else threshold
+    if cut is None:  # a scale without a threshold: no label rather than a guess
+        return math.nan
+    return float(float(score) >= cut and _errors(errors or ()) == 0)
+
+
+def _severity(error: Any) -> Any:
+    return error.get("severity") if isinstance(error, dict) else getattr(error, "severity", None)

@@ -33,8 +33,8 @@ from tribunal.runner.connections import server_bound
 from tribunal.eval.mt.batch.runner import judge_in_batches
 
 
-KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "scored", "unscored",
-               "lm_calls", "wall_seconds", "judge_vs_human.kappa")
+KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "error_free.mcc",
+               "scored", "unscored", "lm_calls", "wall_seconds", "judge_vs_human.kappa")
 
 
 @dataclass
@@ -203,6 +203,11 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         ceiling = run_ceiling(pair, seg, config.metric_name, config.judge.scale)
         if ceiling is not None:
             summary["human_ceiling"] = ceiling_summary(ceiling)
+        from tribunal.eval.mt.error_free import run_error_free  # heavy: pulls in numpy
+
+        error_free = run_error_free(pair, items, scored, config.judge.scale)
+        if error_free is not None:
+            summary["error_free"] = error_free
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
                                   debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
         paths["report"] = out / PAGE_FILE  # named in summary.json; the page is drawn from the same summary
@@ -268,6 +273,9 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
     metrics |= {f"spans.{k}": float(v) for k, v in summary.get("spans", {}).items()}
     metrics["system_scores_written"] = float(summary["system_scores_gap"] is None)
     metrics |= {f"meta.{k}": v for k, v in result.meta.items()} | {f"span.{k}": v for k, v in result.spans.items()}
+    from tribunal.eval.mt.error_free import error_free_metrics  # heavy: pulls in numpy
+
+    metrics |= error_free_metrics(summary.get("error_free"))
     metrics |= {f"batch.{k}": float(v) for k, v in (summary.get("batch") or {}).items()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
     metrics |= {f"samples.{k}": float(v) for k, v in (summary.get("sampling") or {}).items()

@@ -45,7 +45,7 @@ def head(summary: RunSummary, scale: str = "mqm") -> dict[str, Any]:
             "items": summary.items.model_dump(), "calls": summary.calls, "prompt_tokens": summary.prompt_tokens,
             "completion_tokens": summary.completion_tokens, "spend_usd": summary.spend_usd, "spend": summary.spend,
             "reasks": summary.reasks, "wall_seconds": summary.wall_seconds, "stopped_by": summary.stopped_by,
-            "meta": dict(summary.meta), "spans": dict(summary.spans),
+            "meta": dict(summary.meta), "spans": dict(summary.spans), "error_free": summary.details.get("error_free"),
             "roles": {role: usage.calls for role, usage in summary.roles.items()}}
 
 

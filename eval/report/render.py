@@ -22,6 +22,7 @@ from tribunal.eval.data.atomic import write_text_atomically
 
 DATA_ID = "tribunal-page-data"
 META_SHOWN = ("seg_pearson", "seg_acc_t", "sys_pearson", "sys_acc", "covered_cells", "covered_systems")
+ERROR_FREE_SHOWN = ("mcc", "precision", "recall", "f1", "balanced_accuracy", "predicted_rate")
 SPAN_SHOWN = ("mpp_precision", "mpp_recall", "mpp_f", "wmt25_precision", "wmt25_recall", "wmt25_f")
 
 
@@ -64,6 +65,31 @@ def _table(title: str, heads: list[dict], body: str) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
+def _error_free_rows(heads: list[dict]) -> str:
+    """The error-free block's rows (gold, rules, cells, each measure with its interval); empty without one."""
+    blocks = [h.get("error_free") or {} for h in heads]
+    if not any(blocks):
+        return ""
+    text = "".join(f"<tr><th>{label}</th>" + "".join(f"<td>{escape(str(b.get(key) or '—'))}</td>" for b in blocks)
+                   + "</tr>" for label, key in (("gold", "gold"), ("gold rule", "gold_rule"),
+                                                ("judge's rule", "prediction_rule")))
+    counts = [("cells", "error_free.cells", lambda h: (h.get("error_free") or {}).get("cells")),
+              ("gold error-free rate", "error_free.gold_error_free_rate",
+               lambda h: (h.get("error_free") or {}).get("gold_error_free_rate"))]
+    measures = sorted({m for b in blocks for m in b.get("measures", {})}, key=ERROR_FREE_SHOWN.index)
+    rows = "".join(f"<tr><th>{escape(m)}</th>" + "".join(_interval_cell(b, m) for b in blocks) + "</tr>"
+                   for m in measures)
+    return text + _rows(heads, counts) + rows
+
+
+def _interval_cell(block: dict, measure: str) -> str:
+    """A measure's cell: its value (``data-value``, as the other figures) and its interval."""
+    figures = (block.get("measures") or {}).get(measure)
+    value = figures["value"] if figures else None
+    text = f"{figure(value)} [{figure(figures['interval'][0])}, {figure(figures['interval'][1])}]" if figures else "—"
+    return f'<td data-fig="error_free.{escape(measure)}" data-value="{escape(json.dumps(value))}">{escape(text)}</td>'
+
+
 def head_html(heads: list[dict]) -> str:
     """The run's (or the two runs') head: who judged, items, usage, meta-evaluation and span figures."""
     text = [("judge", "judge"), ("model", "model"), ("data", "data"), ("MLflow run", "run_id"), ("spend", "spend")]
@@ -88,10 +114,13 @@ def head_html(heads: list[dict]) -> str:
     more = [(k, f"spans.{k}", lambda h, k=k: h["spans"].get(k)) for k in other]
     sig = "".join(f'<p class="sig"><b>{escape(h["label"] if len(heads) > 1 else "signature")}:</b> '
                   f'<code data-head="signature">{escape(h["signature"])}</code></p>' for h in heads)
+    error_free = _error_free_rows(heads)
     tables = [_table("run", heads, who), _table("items", heads, _rows(heads, counts) + reasons),
               _table("calls and spend", heads, _rows(heads, usage)),
               _table("meta-evaluation vs the human scores", heads, _rows(heads, meta)),
               _table("spans vs the raters (MPP, WMT25)", heads, _rows(heads, spans))]
+    if error_free:
+        tables.append(_table("error-free detection (WMT26 subtask 3) [95% bootstrap]", heads, error_free))
     folded = (f'<details class="more"><summary>every span figure of the summary</summary>'
               f'{_table("spans", heads, _rows(heads, more))}</details>') if more else ""
     return sig + '<div class="tables">' + "".join(tables) + "</div>" + folded

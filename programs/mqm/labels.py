@@ -146,6 +146,14 @@ def esa_score_label(example: Any) -> dspy.Example | None:
     return _demo(example, errors=esa_errors(errors), score=esa_from_mqm(float(example.gold_score)))
 
 
+def error_free_label(example: Any) -> dspy.Example | None:
+    """The error-free judge's ``decide``: error-free when the human marked no error (neutral ones aside),
+    the gold rule of ``tribunal.eval.meta.error_free`` for MQM; None without a human annotation."""
+    if example.get("gold_errors") is None:
+        return None
+    return _demo(example, error_free=not human_errors(example))
+
+
 class _ProgramLabels(Mapping):
     """``{program: {predictor: label}}`` of every registered judge with labels, read from the registry."""
 
@@ -169,6 +177,7 @@ MMAD_LABELS: dict[str, Label] = {**{dimension: functools.partial(dimension_label
                                  "coupled": coupled_label}
 ESA_LABELS: dict[str, Label] = {"annotate": esa_spans_label, "rate": esa_score_label}
 APE_LABELS: dict[str, Label] = {"evaluate": gemba_label}
+ERROR_FREE_LABELS: dict[str, Label] = {"decide": error_free_label}
 
 PROGRAM_LABELS: Mapping[str, dict[str, Label]] = _ProgramLabels()
 """``{program name: {predictor path: label}}`` for every MT program the optimizers can tune."""

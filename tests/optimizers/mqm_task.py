@@ -77,6 +77,8 @@ def annotator(name: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
                 if e["dimension"] == DIMENSION_OF[name] and e["subcategory"] in allowed]
         return {"rationale": "as annotated", "errors": mine} if "rationale" in AGENTS[name].output_fields \
             else {"errors": mine}
+    if name == "ErrorFree":
+        return {"error_free": not errors}
     if name == "ErrorAnalysis":
         major = sum(e["severity"] == "major" for e in errors)
         return {"analysis": "as annotated", "major_errors": major, "minor_errors": len(errors) - major}

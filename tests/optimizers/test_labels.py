@@ -37,11 +37,13 @@ def test_every_labelled_predictor_exists_in_its_program():
     from tribunal.programs.mqm.ape import MQMAPEJudge
     from tribunal.programs.mqm.esa import ESAConfig, GembaESAJudge
 
+    from tribunal.programs.mqm.error_free import ErrorFreeJudge
     from tribunal.programs.mqm.gemba_v2 import GembaMQMV2Judge
 
     programs = {"gemba-mqm": [GembaMQMJudge()], "gemba-mqm-v2": [GembaMQMV2Judge()], "eaprompt": [EAPromptJudge()],
                 "mmad": [MMAD(), MMAD(MMADConfig(ablate=("stage1",)))],
-                "gemba-esa": [GembaESAJudge(), GembaESAJudge(ESAConfig(ablate=("spans",)))], "mqm-ape": [MQMAPEJudge()]}
+                "gemba-esa": [GembaESAJudge(), GembaESAJudge(ESAConfig(ablate=("spans",)))], "mqm-ape": [MQMAPEJudge()],
+                "error-free": [ErrorFreeJudge()]}
     assert set(PROGRAM_LABELS) == set(programs)
     for name, builds in programs.items():
         paths = {path for program in builds for path, _ in program.named_predictors()}
@@ -120,3 +122,10 @@ def test_derived_from_compares_inputs():
     example = dspy.Example(source="s", translation="t", gold_score=0).with_inputs("source", "translation")
     assert DemoLabeler.derived_from(dspy.Example(source="s", translation="t", errors=[]), example)
     assert not DemoLabeler.derived_from(dspy.Example(source="s", translation="u", errors=[]), example)
+
+
+def test_error_free_demo_says_error_free_only_without_a_human_error(ted):
+    label = PROGRAM_LABELS["error-free"]["decide"]
+    first, clean = label(ted[0]), label(ted[1])
+    assert first.error_free is False and clean.error_free is True
+    assert set(clean.inputs().keys()) == {"source", "translation", "source_lang", "target_lang"}

@@ -39,6 +39,9 @@ EVALUATE_LINES = [  # everything `mt evaluate` may print on stdout
     r"translation( \(.+\))?, \d+ in the source( \(.+\))?; pooled over raters: \d+ judge spans, \d+ rater spans\):",
     r"  span (mpp|wmt25)_(precision|recall|f)(: (\d\.\d{4}|n/a \(.+\)))( \(.+\))?",
     r"  span (char|span)_(precision|recall|f1): (\d\.\d{4}|n/a \(.+\))( \(legacy.+\))?",
+    r"error-free detection \(WMT26 subtask 3\) against .+ \(.+; \d+ cells, \d+\.\d% error-free\); judge: .+ "
+    r"\(95% bootstrap, \d+ draws over cells, seed \d+\):",
+    r"  MCC -?\d\.\d{3} \[.+\], P \d\.\d{3} .+, predicted error-free \d\.\d{3} \[.+\]",
     r"outputs: \S+, \S+errors.jsonl, \S+transcripts.jsonl",
     r"system scores: not written \(.+\): the segment scores cover part of the test set only",
     r"wall time: \d+\.\d s",

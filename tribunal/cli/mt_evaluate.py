@@ -362,6 +362,11 @@ def print_summary(console, summary) -> None:
         per_rater = {k.rsplit(".", 1)[0]: v for k, v in spans_eval.items() if k.endswith(".mpp_f")}
         if len(per_rater) > 1:
             say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
+    if s.get("error_free"):  # the scored cells have gold labels (tribunal.eval.mt.error_free)
+        from tribunal.eval.mt.error_free import error_free_lines  # heavy: pulls in numpy
+
+        for text in error_free_lines(s["error_free"]):
+            say(text)
     if s.get("human_ceiling"):  # several raters scored some judged cells
         for text in ceiling_summary_lines(s["human_ceiling"]):
             say(text)

@@ -11,7 +11,8 @@ import pytest
 
 from tribunal.core.rating import ErrorSpan
 from tribunal.eval.meta.binary_measures import bootstrap, mcc_nulls, measures
-from tribunal.eval.meta.error_free import from_score, from_spans, gold_rule, labels_of, mqm_error_free, mqm_labels
+from tribunal.eval.meta.error_free import (from_judgment, from_score, from_spans, gold_rule, labels_of, mqm_error_free,
+                                           mqm_labels)
 from tribunal.eval.meta.error_free_job import calibrated_threshold
 
 MINOR = ErrorSpan(0, 3, "", "minor")
@@ -37,6 +38,24 @@ def test_gold_rule_unrated_and_threshold_setting():
 def test_span_conversion_and_mqm_gold():
     assert from_spans(()) == 1.0 and from_spans((MINOR,)) == 0.0 and from_spans((NEUTRAL, NEUTRAL)) == 1.0
     assert math.isnan(from_spans(None)) and mqm_error_free((ErrorSpan(1, 2, "x", "major"),)) == 0.0
+
+
+@pytest.mark.parametrize("errors, score, scale, expected", [
+    ([], 100.0, "esa", 1.0),                          # the error-free judge's "yes"
+    ([], 0.0, "esa", 0.0),                            # ... and its "no"
+    ([{"severity": "Minor"}], 95.0, "esa", 0.0),      # an ESA span judge: a span, whatever the score
+    ([], 84.0, "esa", 0.0),                           # ... or a score below 85
+    ([{"severity": "neutral"}], 0.0, "mqm", 1.0),     # an MQM span judge: neutral marks are no error
+    ([MINOR], -1.0, "mqm", 0.0),                      # ErrorSpan objects too
+    ([], -0.5, "mqm", 0.0),                           # a score-only MQM judge: any penalty
+])
+def test_a_judgment_converts_by_both_halves_at_its_scales_threshold(errors, score, scale, expected):
+    assert from_judgment(errors, score, scale) == expected
+
+
+def test_a_judgment_without_a_score_or_with_an_unknown_scale_has_no_label():
+    assert math.isnan(from_judgment([], None, "esa")) and math.isnan(from_judgment([], math.nan, "mqm"))
+    assert math.isnan(from_judgment([], 1.0, "likert")) and from_judgment([], 1.0, "likert", threshold=1.0) == 1.0
 
 
 def test_score_conversion_inclusive_strict_and_mqm_scale():

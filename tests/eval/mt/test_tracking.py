@@ -32,7 +32,9 @@ def test_run_is_tracked_with_cost_scores_plots_and_no_secret(tmp_path, monkeypat
     assert metrics["lm_calls"] == len(state.hits) == result.summary["lm_calls"]
     assert metrics["scored"] + metrics["unscored"] == metrics["items"] == 24
     assert {"meta.seg_pearson", "span.char_f1", "span.mpp_f", "span.wmt25_f", "calls.stage1",
-            "distribution.wasserstein"} <= set(metrics)
+            "distribution.wasserstein", "error_free.mcc", "error_free.mcc_low", "error_free.f1_high",
+            "error_free.cells"} <= set(metrics)  # zh-en's rating files give the error-free gold
+    assert metrics["error_free.cells"] == result.summary["error_free"]["cells"] > 0
     artifacts = {a.path for a in client.list_artifacts(run.info.run_id)}
     assert {"outputs", "summary.json", "distribution.png", "distribution.tsv", "judge_vs_human.png"} <= artifacts
     # debates by round are logged as steps, so `tribunal runs compare --step-metric` can plot them
