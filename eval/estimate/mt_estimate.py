@@ -58,7 +58,7 @@ def rehearse(config: EvaluateConfig, items: list, languages: dict[str, str], sce
              counter: Any, limit: int) -> list:
     """Every item judged once by the program answered with ``scenario``'s made-up values: the calls."""
     from tribunal.eval.mt.judge_builder import program_factory  # heavy: pulls in pandas (demos)
-    from tribunal.eval.mt.judging import judge_item  # heavy: pulls in numpy
+    from tribunal.eval.mt.judging import judge_group, judge_item, judging_units  # heavy: pulls in numpy
 
     watch = SignatureWatch()
     engine = RehearsalEngine(scenario, counter, watch, limit, answers_in_json=is_local(config.lm.model))
@@ -66,8 +66,11 @@ def rehearse(config: EvaluateConfig, items: list, languages: dict[str, str], sce
     make = program_factory(quiet, engine)
     program = make()
     with dspy.context(callbacks=[*dspy.settings.callbacks, watch]):
-        for item in items:
-            judge_item(program, item, languages, config.sampling)
+        for unit in judging_units(items, config.judge.together):
+            if config.judge.together:
+                judge_group(program, unit, languages)
+            else:
+                judge_item(program, unit[0], languages, config.sampling)
     return engine.calls
 
 

@@ -16,6 +16,7 @@ from tribunal.secrets import secret_values
 from tribunal.eval.tracking.run_signatures import MTEvaluateSignature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
+from tribunal.programs.mqm.joint import JointConfig
 from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import tweaks
@@ -63,6 +64,7 @@ class EvaluateConfig(BaseModel):
     mmad: MMADConfig = MMADConfig()
     esa: ESAConfig = ESAConfig()
     ape: APEConfig = APEConfig()
+    joint: JointConfig = JointConfig()
     segment: SegmentInputs = Field(SegmentInputs(), description="the reference and document context the judge "
                                                                 "sees (--reference, --context)")
     sampling: SamplingSettings = Field(SamplingSettings(), description="K judgments per item and how they are "
@@ -131,8 +133,9 @@ class EvaluateConfig(BaseModel):
         settings = self.program_settings()
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             return "-".join([base] + [f"no-{s}" for s in settings.ablate] + tuned)
-        if not isinstance(settings, MMADConfig):
-            return "-".join([base, *tuned])
+        if not isinstance(settings, MMADConfig):  # another settings model: its non-default values, e.g. orders2
+            changed = settings.model_dump(exclude_defaults=True) if settings is not None else {}
+            return "-".join([base, *(f"{k}{v}" for k, v in sorted(changed.items())), *tuned])
         parts = [base] + ([settings.preset] if settings.preset != "paper" else [])
         parts += [settings.strategy] if settings.strategy != "consensus" else []
         return "-".join(parts + [f"no-{s}" for s in settings.ablate] + tuned)
@@ -173,6 +176,9 @@ class EvaluateConfig(BaseModel):
                        "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
+        elif m is not None and not isinstance(m, MMADConfig):  # e.g. joint.orders: its non-default values
+            changed = m.model_dump(exclude_defaults=True)
+            fields["tweaks"] = ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,
