@@ -246,7 +246,7 @@ JUDGES = JudgeRegistry([
     Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa", roles=("error_free",),
           answer_tokens=(("error_free", 64),), calls=Calls("1 call per item"), marks_spans=False),
     Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=("joint",),
-          settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 2048),), together=True,
+          settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 1024),), together=True,
           calls=Calls("1 call per source segment for all its candidates (2 with joint.orders=2): 1/N (2/N) calls "
                       "per translation for N candidates")),
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
