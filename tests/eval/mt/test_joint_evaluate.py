@@ -68,3 +68,21 @@ def test_an_unusable_answer_leaves_its_group_unscored_and_two_orders_cost_two_ca
     assert len(unscored) == 3 and all(r.score is None and r.reason for r in unscored)
     assert result.summary["scored"] == 9 and len(state.hits) == 8  # 2 orders x 4 sources
     assert config.metric_name == "Joint-MQM-orders2"
+
+
+def test_the_estimate_counts_one_call_per_source_and_order(small_mtme, tmp_path):
+    from tribunal.eval.estimate.mt_estimate import estimate_evaluation
+
+    for orders, calls in ((1, 4), (2, 8)):
+        estimate = estimate_evaluation(_config("http://127.0.0.1:9/v1", small_mtme, tmp_path / "out", orders=orders),
+                                       OFF).as_json()
+        assert estimate["items"] == 12 and estimate["calls"] == {"low": calls, "high": calls}
+        assert "1/N" in estimate["rule"]
+
+
+def test_what_it_does_not_take_is_refused_before_any_call(small_mtme, tmp_path):
+    from tribunal.errors import UserError
+
+    config = _config("http://127.0.0.1:9/v1", small_mtme, tmp_path / "out").model_copy(update={"processes": 2})
+    with pytest.raises(UserError, match="candidates together: not with --processes"):
+        run_evaluation(config, OFF)
