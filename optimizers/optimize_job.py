@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tribunal.core.judges import JUDGES
 from tribunal.errors import SpendingCapReached, UserError
 from tribunal.eval.mt.run_summary import cap_status
 from tribunal.eval.tracking.run_signatures import OptimizeSignature
@@ -178,6 +179,10 @@ def load_job_inputs(request: OptimizeRequest, tracking: Any) -> tuple[Any, Any, 
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
     check_disjoint(train, dev)
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
+    declared = JUDGES.find(resolved.name)
+    if declared is not None and declared.together:  # its examples would be a source's candidates: not built yet
+        raise UserError(f"--program {resolved.name} judges a source's candidates together; optimize tunes judges "
+                        "of one translation per example only (joint examples are not built yet)")
     inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
     if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
         train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)

@@ -9,10 +9,12 @@ judged once per scenario. The call structure each judge declares (``Judge.calls`
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 import dspy
 
+from tribunal.eval.estimate.answers import sample_value
 from tribunal.eval.estimate.estimate import Estimate, build_estimate
 from tribunal.eval.estimate.measured import measured_run
 from tribunal.eval.estimate.rehearsal import RehearsalEngine, SignatureWatch, rehearsal_settings
@@ -54,20 +56,38 @@ def pending_items(config: EvaluateConfig) -> tuple[list, dict[str, str]]:
     return pending, {"source_lang": LANGUAGES.get(src, src), "target_lang": LANGUAGES.get(tgt, tgt)}
 
 
+def labelled_candidates(signature: Any, scenario: str, inputs: dict, outputs: dict) -> dict:
+    """A shape for a signature shown labelled ``candidates`` (a judge of a source's candidates together):
+    each list answer whose entries name a ``candidate`` gets one entry per label shown, as a valid answer has."""
+    labels = [getattr(c, "label", None) for c in inputs.get("candidates") or ()]
+    if not labels or None in labels:
+        return outputs
+    for name, field in signature.output_fields.items():
+        entry = (typing.get_args(field.annotation) or (None,))[0]
+        if typing.get_origin(field.annotation) is list and "candidate" in getattr(entry, "model_fields", {}):
+            made = sample_value(entry, scenario, "")  # one entry of the scenario's shape, for each label
+            outputs[name] = [{**made, "candidate": label} for label in labels]  # sample_value makes a model a dict
+    return outputs
+
+
 def rehearse(config: EvaluateConfig, items: list, languages: dict[str, str], scenario: str,
              counter: Any, limit: int) -> list:
     """Every item judged once by the program answered with ``scenario``'s made-up values: the calls."""
     from tribunal.eval.mt.judge_builder import program_factory  # heavy: pulls in pandas (demos)
-    from tribunal.eval.mt.judging import judge_item  # heavy: pulls in numpy
+    from tribunal.eval.mt.judging import judge_group, judge_item, judging_units  # heavy: pulls in numpy
 
     watch = SignatureWatch()
-    engine = RehearsalEngine(scenario, counter, watch, limit, answers_in_json=is_local(config.lm.model))
+    engine = RehearsalEngine(scenario, counter, watch, limit, answers_in_json=is_local(config.lm.model),
+                             shape=labelled_candidates)
     quiet = config.model_copy(update={"lm": rehearsal_settings(config.lm)})
     make = program_factory(quiet, engine)
     program = make()
     with dspy.context(callbacks=[*dspy.settings.callbacks, watch]):
-        for item in items:
-            judge_item(program, item, languages, config.sampling)
+        for unit in judging_units(items, config.judge.together):
+            if config.judge.together:
+                judge_group(program, unit, languages)
+            else:
+                judge_item(program, unit[0], languages, config.sampling)
     return engine.calls
 
 

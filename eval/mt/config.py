@@ -16,6 +16,7 @@ from tribunal.secrets import secret_values
 from tribunal.eval.tracking.run_signatures import MTEvaluateSignature
 from tribunal.programs.lm import LMSettings, RoleLM
 from tribunal.programs.mqm.ape import APEConfig
+from tribunal.programs.mqm.joint import JointConfig
 from tribunal.programs.mqm.esa import ESAConfig
 from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import tweaks
@@ -63,6 +64,7 @@ class EvaluateConfig(BaseModel):
     mmad: MMADConfig = MMADConfig()
     esa: ESAConfig = ESAConfig()
     ape: APEConfig = APEConfig()
+    joint: JointConfig = JointConfig()
     segment: SegmentInputs = Field(SegmentInputs(), description="the reference and document context the judge "
                                                                 "sees (--reference, --context)")
     sampling: SamplingSettings = Field(SamplingSettings(), description="K judgments per item and how they are "
@@ -175,7 +177,7 @@ class EvaluateConfig(BaseModel):
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
         elif m is not None and not isinstance(m, MMADConfig):
-            fields["settings"] = settings_label(m, m.model_fields)
+            fields["settings"] = settings_label(m, type(m).model_fields)
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,

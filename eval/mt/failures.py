@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tribunal.errors import TribunalError
+from tribunal.secrets import redact_text
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,15 @@ def classify_failure(exc: BaseException) -> Failure | None:
     ]
     return next((Failure(label, retryable, transient) for kind, label, retryable, transient in table
                  if isinstance(exc, kind)), None)
+
+
+RAW_ANSWER_LIMIT = 2000
+
+
+def raw_answer(exc: BaseException) -> str | None:
+    """The LM's own answer behind an unusable-answer failure, redacted and truncated (None if none)."""
+    text = getattr(exc, "lm_response", None)
+    if not text:
+        return None
+    text = redact_text(str(text))
+    return text if len(text) <= RAW_ANSWER_LIMIT else text[:RAW_ANSWER_LIMIT] + " [truncated]"

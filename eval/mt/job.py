@@ -104,6 +104,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         raise ValueError("no data folder given")
     if cap is not None and cap.active:
         check_cap(config, cap)
+    if config.judge.together:
+        check_together(config)
     setup_started = time.perf_counter()
     pair = LanguagePair(config.data, config.lp, cache=ScoreCache.default())  # score and rating files parsed once
     items = select_items(pair, config.systems, config.rated_only, config.limit, config.segment)
@@ -159,7 +161,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 def judge(chosen: list[Any], into: Any) -> None:
                     judge_all(make_program, chosen, languages, into,
                               server_bound(config.lm, config.role_lms, config.concurrency), landed,
-                              fan_out=config.fan_out, sampling=config.sampling, cap=cap)
+                              fan_out=config.fan_out, sampling=config.sampling, cap=cap,
+                              together=config.judge.together)
 
                 judge(pending, journal)
                 if config.lm.reasks > 0 and not (cap is not None and cap.stopped_by):
@@ -221,6 +224,15 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
+
+
+def check_together(config: EvaluateConfig) -> None:
+    """Refuse what a judge of a source's candidates together does not take, before any call."""
+    refused = [flag for flag, used in (("--batch", config.batch.enabled), ("--processes above 1", config.processes > 1),
+                                       ("--samples", config.sampling.used), ("--reference / --context", config.segment.used))
+               if used]
+    if refused:
+        raise UserError(f"--program {config.program} judges a source's candidates together: not with {', '.join(refused)}")
 
 
 def check_cap(config: EvaluateConfig, cap: Any) -> None:

@@ -18,7 +18,8 @@ from typing import Any, Callable, Iterable
 from tribunal.errors import SpendingCapReached
 from tribunal.runner import interruptible
 from tribunal.runner.collector import steady_collector
-from tribunal.eval.mt.failures import classify_failure
+from tribunal.eval.mt.failures import classify_failure, raw_answer
+from tribunal.eval.mt.groups import judge_group, judging_units
 from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.journal import Journal
@@ -34,18 +35,6 @@ def unscored_reason(exc: BaseException) -> str | None:
     """A short label for an exception that makes an item unscored; None for a bug (re-raised)."""
     failure = classify_failure(exc)
     return failure.label if failure else None
-
-
-RAW_ANSWER_LIMIT = 2000
-
-
-def raw_answer(exc: BaseException) -> str | None:
-    """The LM's own answer behind an unusable-answer failure, redacted and truncated (None if none)."""
-    text = getattr(exc, "lm_response", None)
-    if not text:
-        return None
-    text = redact_text(str(text))
-    return text if len(text) <= RAW_ANSWER_LIMIT else text[:RAW_ANSWER_LIMIT] + " [truncated]"
 
 
 def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], sampling: Any = None) -> ItemResult:
@@ -112,6 +101,7 @@ def judge_all(
     fan_out: bool = True,
     sampling: Any = None,
     cap: Any = None,
+    together: bool = False,
 ) -> None:
     """Judge every item with at most ``concurrency`` LM calls in flight; each result is journaled as it lands.
 
@@ -128,6 +118,10 @@ def judge_all(
     once it stops admitting, no new item starts; an item whose call it refused is left unjournaled
     (a resumed run judges it, its finished calls from the response cache) and the items in flight
     finish and are journaled.
+
+    ``together`` (a judge that judges a source's candidates together): the unit of work is a source
+    segment's items, one program call for them all (:mod:`tribunal.eval.mt.groups`); each item's result
+    is journaled and reported as it would be alone.
     """
     slots = CallSlots(concurrency)
     local = threading.local()
@@ -142,7 +136,7 @@ def judge_all(
             nested = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-nested"))
         scheduler = Scheduler(slots, calls, nested=nested)
 
-        def work(number: int, item: JudgeItem, ticket: Ticket) -> ItemResult | None:
+        def work(number: int, unit: list[JudgeItem], ticket: Ticket) -> list[ItemResult]:
             try:
                 if not hasattr(local, "program"):
                     local.program = make_program()
@@ -151,13 +145,15 @@ def judge_all(
                 raise
             try:
                 with scheduled(scheduler, priority=number, ticket=ticket):
-                    result = judge_item(local.program, item, languages, sampling)
+                    results = judge_group(local.program, unit, languages) if together else \
+                        [judge_item(local.program, unit[0], languages, sampling)]
             except SpendingCapReached:
-                return None  # cut short by the cap: left for the resumed run
-            journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
-            return result
+                return []  # cut short by the cap: left for the resumed run
+            for result in results:
+                journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
+            return results
 
-        pending = enumerate(items)
+        pending = enumerate(judging_units(items, together))
         pool = stack.enter_context(ThreadPoolExecutor(max_workers=ceiling, thread_name_prefix="judge"))
         admitter = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-admit"))
         completions = interruptible.Completions()  # a Ctrl-C a worker took still lands
@@ -185,9 +181,9 @@ def judge_all(
                         running[completions.watch(pool.submit(work, *entry, ticket))] = ticket
                 else:
                     del running[finished]
-                    result = finished.result()
-                    if on_result and result is not None:
-                        on_result(result)
+                    for result in finished.result():
+                        if on_result:
+                            on_result(result)
         except BaseException:
             for future, ticket in running.items():
                 if future.cancel():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
+from tests.support.injected_engine import use_engine
 from tribunal.cli import app
 from tribunal.eval.data.program_export import read_export
 
@@ -17,7 +18,7 @@ TRAIN, DEV = "mqm-ted:en-de:0-6", "mqm-ted:en-de:200-212"
 
 def test_optimize_tunes_the_binary_judge_by_its_mcc(tmp_path, monkeypatch, ted_en_de):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRIBUNAL_TEST_ENGINE", "tests.optimizers.mqm_task:engine")
+    use_engine(monkeypatch, "tests.optimizers.mqm_task:engine")
     out = tmp_path / "error_free.json"
     result = CliRunner().invoke(app, [
         "optimize", "--program", "error-free", "--optimizer", "labeled", "--budget", "2", "--train", TRAIN,

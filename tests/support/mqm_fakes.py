@@ -24,6 +24,7 @@ from tribunal.signatures.mqm.esa_score import DirectScore, ESAScore
 from tribunal.signatures.mqm.esa_spans import ESASpans
 from tribunal.signatures.mqm.final_judge import FinalJudgment
 from tribunal.signatures.mqm.gemba import GembaMQM
+from tribunal.signatures.mqm.joint import JointMQM
 from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCoupledAssessment
 from tribunal.signatures.mqm.merging_judge import MergingJudgment
 from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
@@ -35,7 +36,8 @@ SIGNATURES = {cls.__name__: cls for cls in [*ASSESSORS.values(), CoupledAssessme
                                             DebateTurn, ErrorAnalysis, FinalJudgment, GembaMQM, ReviewTurn,
                                             *GUIDED_ASSESSORS.values(), GuidedCoupledAssessment, MergingJudgment,
                                             *REEXAMINATIONS.values(),
-                                            ESASpans, ESAScore, DirectScore, PostEdit, PairwiseQuality, ErrorFree]}
+                                            ESASpans, ESAScore, DirectScore, PostEdit, PairwiseQuality, ErrorFree,
+                                            JointMQM]}
 _FIRST_LINES = {name: cls.instructions.strip().split("\n")[0].strip() for name, cls in SIGNATURES.items()}
 _SECTION = re.compile(r"\[\[ ## (\w+) ## \]\]\n")
 _OBJECTIVE = "your objective is:"
@@ -217,6 +219,9 @@ def synthetic_judge(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
         hit = _h(name, translation) % 100 < 60
         return {"errors": [{"span": word, "category": "accuracy", "subcategory": "mistranslation",
                             "severity": "major", "is_source_error": False}] if hit else []}
+    if name == "JointMQM":  # each candidate as GembaMQM would annotate it alone
+        return {"judgments": [{"candidate": c["label"], **synthetic_judge("GembaMQM", {"translation": c["translation"]})}
+                              for c in inputs["candidates"]]}
     if name == "ErrorAnalysis":
         return {"analysis": "synthetic", "major_errors": _h("M", translation) % 2, "minor_errors": _h("m", translation) % 3}
     return _esa_ape_judge(name, inputs, translation, word)

@@ -96,6 +96,10 @@ class Judge:
     """The judge of its kind a command runs when none is named."""
     calls: Calls = Calls("one call per role per item")
     """Its call structure (``--estimate``)."""
+    together: bool = False
+    """Whether it judges all candidate translations of one source segment together: its program's
+    ``forward(source, candidates=[...], ...)`` returns ``judgments``, one prediction per candidate, and a
+    runner makes one program call per source segment instead of one per translation."""
 
     @property
     def title(self) -> str:
@@ -242,6 +246,10 @@ JUDGES = JudgeRegistry([
     Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa", roles=("error_free",),
           answer_tokens=(("error_free", 64),), calls=Calls("1 call per item"), marks_spans=False,
           labels=f"{_MQM}.labels:ERROR_FREE_LABELS"),
+    Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=("joint",),
+          settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 1024),), together=True,
+          calls=Calls("1 call per source segment for all its candidates (2 with joint.orders=2): 1/N (2/N) calls "
+                      "per translation for N candidates")),
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
           answer_tokens=(("equivalence judge", 512),),
           calls=Calls("up to 3 judgments per pair: 2 when the first two agree", fixed=False)),

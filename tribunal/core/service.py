@@ -143,7 +143,7 @@ def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str],
 
     collected = _Collected()
     judge_all(make_program or judge_factory(config), list(items), dict(languages), collected,
-              threads or config.concurrency)
+              threads or config.concurrency, together=config.judge.together)
     return collected.results
 
 

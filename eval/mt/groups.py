@@ -1,0 +1,67 @@
+"""Judging a source segment's candidates together: items grouped by source, one program call per group.
+
+A judge that declares ``together`` (:class:`tribunal.core.judges.Judge`) is run once per source segment
+on all of its pending translations (:func:`judging_units`); :func:`judge_group` turns its per-candidate
+judgments into one :class:`~tribunal.core.item_result.ItemResult` per item, so the journal, the score
+files, the report and meta-evaluation see them as any other judge's. A group the judge could not answer
+leaves every item of it unscored with the reason (never a zero). The group's LM usage is booked on its
+first item (the others carry none), so the run's call and token totals stay exact.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+from tribunal.core.item_result import ItemResult
+from tribunal.core.mt_item import JudgeItem
+from tribunal.eval.mt.failures import classify_failure, raw_answer
+from tribunal.eval.tracking.call_log import CallLog, recording
+from tribunal.programs.answers.unusable import one_line
+from tribunal.runner.meter import UsageMeter, metering
+from tribunal.secrets import redact_text
+
+
+def judging_units(items: Iterable[JudgeItem], together: bool = False) -> list[list[JudgeItem]]:
+    """The units a runner judges: one item each, or (``together``) the items of each source, first-seen order."""
+    if not together:
+        return [[item] for item in items]
+    groups: dict[str, list[JudgeItem]] = {}
+    for item in items:
+        groups.setdefault(item.source, []).append(item)
+    return list(groups.values())
+
+
+def group_key(items: list[JudgeItem]) -> str:
+    """The group's identity in transcripts: the key of its first item."""
+    return items[0].key
+
+
+def _unscored(items: list[JudgeItem], exc: BaseException, meter: UsageMeter, log: CallLog,
+              seconds: float) -> list[ItemResult]:
+    failure = classify_failure(exc)
+    if failure is None:
+        raise exc
+    detail = redact_text(one_line(exc))[:300]
+    return [ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
+                       retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
+                       usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
+            for n, item in enumerate(items)]
+
+
+def judge_group(program: Any, items: list[JudgeItem], languages: dict[str, str]) -> list[ItemResult]:
+    """Judge the candidates of one source together under a fresh usage meter: one result per item."""
+    meter, log = UsageMeter(), CallLog()
+    started = time.perf_counter()
+    with metering(meter), recording(log):
+        try:
+            prediction = program(source=items[0].source, candidates=[i.translation for i in items], **languages)
+        except Exception as exc:  # classified; anything unknown is a bug and propagates
+            return _unscored(items, exc, meter, log, time.perf_counter() - started)
+    seconds = time.perf_counter() - started
+    group = {"group": group_key(items), "members": [i.key for i in items]}
+    return [ItemResult(key=item.key, status="scored", score=float(judged.score),
+                       errors=[e.model_dump() for e in judged.errors],
+                       transcript=[{**step, **group} for step in judged.transcript], debates={},
+                       usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
+            for n, (item, judged) in enumerate(zip(items, prediction.judgments, strict=True))]
