@@ -19,6 +19,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from tribunal.optimizers.group_examples import is_group, member_predictions
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -57,13 +59,25 @@ class JudgeMetric(ABC):
         """Score one prediction against its gold example (``pred`` is never None here)."""
 
     def outcome(self, gold: Any, pred: Any) -> Outcome:
-        """:meth:`judge`, with a missing prediction or a judging error made unscored."""
+        """:meth:`judge`, with a missing prediction or a judging error made unscored; a group example (a
+        source's candidates judged together, :mod:`tribunal.optimizers.group_examples`) scores the mean of
+        its members' outcomes."""
+        if is_group(gold):
+            return self._group_outcome(gold, pred)
         if pred is None:
             return unscored("no prediction (the program failed)")
         try:
             return self.judge(gold, pred)
         except (AttributeError, KeyError, TypeError, ValueError) as err:
             return unscored(f"unreadable prediction: {type(err).__name__}: {str(err)[:200]}")
+
+    def _group_outcome(self, gold: Any, pred: Any) -> Outcome:
+        outcomes = [self.outcome(m, p) for m, p in zip(gold.get("members"), member_predictions(gold, pred))]
+        scored = [o for o in outcomes if o.scored]
+        if not scored:
+            return outcomes[0] if outcomes else unscored("an empty group")
+        feedback = " ".join(f"Candidate {n}: {o.feedback}" for n, o in enumerate(outcomes, 1))
+        return Outcome(sum(o.score for o in scored) / len(scored), feedback)
 
     def _record(self, outcome: Outcome) -> float:
         with self._lock:

@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 from tribunal.errors import UserError
 from tribunal.optimizers import corpus_objectives as stats
 from tribunal.optimizers import error_free_objectives as error_free
+from tribunal.optimizers.group_examples import member_pairs
 
 Statistic = Callable[[Sequence[Any], Sequence[Any]], float]
 DEFAULT_OBJECTIVE = "item"
@@ -110,7 +111,7 @@ class Objective:
         if spec.statistic is None:
             scores = self.item_scores(predictions, golds) if item_scores is None else item_scores
             return sum(scores) / len(scores) if len(scores) else 0.0
-        return float(spec.statistic(predictions, golds))
+        return float(spec.statistic(*member_pairs(predictions, golds)))  # a group: its members, one per translation
 
     def value(self, predictions: Sequence[Any], golds: Sequence[Any],
               item_scores: Sequence[float] | None = None) -> float:

@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,6 +30,7 @@ from tribunal.optimizers.dev_eval import DevScore, evaluate_program
 from tribunal.optimizers.dev_reliability import MAX_UNSCORED_SHARE, SLACK, unreliable, unscored_rule
 from tribunal.optimizers.metric_base import unscored
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
+from tribunal.optimizers.group_examples import group_by_source
 from tribunal.optimizers.mt_metric import MQMMetric
 from tribunal.optimizers.objective_report import ObjectiveScores
 from tribunal.optimizers.registry import TuningContext, optimizer_spec, plan, run_plan
@@ -179,14 +180,13 @@ def load_job_inputs(request: OptimizeRequest, tracking: Any) -> tuple[Any, Any, 
         raise UserError(f"--train is {train.kind} data but --dev is {dev.kind} data")
     check_disjoint(train, dev)
     resolved = resolve_program(request.program, expected_kind=train.kind, settings=request.settings)
-    declared = JUDGES.find(resolved.name)
-    if declared is not None and declared.together:  # its examples would be a source's candidates: not built yet
-        raise UserError(f"--program {resolved.name} judges a source's candidates together; optimize tunes judges "
-                        "of one translation per example only (joint examples are not built yet)")
     inputs = segment_inputs_of(resolved.config) if resolved.kind == "mt" else None
     if inputs is not None and inputs.used:  # the program reads references / context: the examples carry them
         train = load_training_data(request.train, "--train", inputs, tracking.resolved_uri)
         dev = load_training_data(request.dev, "--dev", inputs, tracking.resolved_uri)
+    declared = JUDGES.find(resolved.name)
+    if declared is not None and declared.together:  # one example per source: its candidates and their golds
+        train, dev = (replace(data, examples=group_by_source(data.examples)) for data in (train, dev))
     return spec, train, dev, resolved
 
 

@@ -21,6 +21,7 @@ import dspy
 
 from tribunal.core.judges import JUDGES
 from tribunal.programs.mqm.demos import dimension_errors, esa_errors, gemba_errors, split_category
+from tribunal.programs.mqm.joint import label as candidate_label
 from tribunal.programs.mqm.scoring import esa_from_mqm
 from tribunal.programs.mqm.segment_inputs import SEGMENT_KEYS
 from tribunal.signatures.mqm.errors import DIMENSIONS, tag
@@ -154,6 +155,22 @@ def error_free_label(example: Any) -> dspy.Example | None:
     return _demo(example, error_free=not human_errors(example))
 
 
+def joint_label(group: Any) -> dspy.Example | None:
+    """Joint-MQM's ``annotate`` from a group example (``tribunal.optimizers.group_examples``): the candidates
+    labelled A, B, ... in the members' order, each with its human errors in GEMBA's scheme (None if a member
+    has an error without a span, or the group has no members)."""
+    members = group.get("members") or []
+    errors = [human_errors(m) for m in members]
+    if not members or any(e.span is None for each in errors for e in each):
+        return None
+    labels = [candidate_label(n) for n in range(len(members))]
+    candidates = [{"label": lab, "translation": m.get("translation", "")} for lab, m in zip(labels, members)]
+    judgments = [{"candidate": lab, "errors": gemba_errors(each)} for lab, each in zip(labels, errors)]
+    inputs = {"source": group.get("source", ""), "source_lang": group.get("source_lang", ""),
+              "target_lang": group.get("target_lang", ""), "candidates": candidates}
+    return dspy.Example(**inputs, judgments=judgments).with_inputs(*inputs)
+
+
 class _ProgramLabels(Mapping):
     """``{program: {predictor: label}}`` of every registered judge with labels, read from the registry."""
 
@@ -178,6 +195,7 @@ MMAD_LABELS: dict[str, Label] = {**{dimension: functools.partial(dimension_label
 ESA_LABELS: dict[str, Label] = {"annotate": esa_spans_label, "rate": esa_score_label}
 APE_LABELS: dict[str, Label] = {"evaluate": gemba_label}
 ERROR_FREE_LABELS: dict[str, Label] = {"decide": error_free_label}
+JOINT_LABELS: dict[str, Label] = {"annotate": joint_label}
 
 PROGRAM_LABELS: Mapping[str, dict[str, Label]] = _ProgramLabels()
 """``{program name: {predictor path: label}}`` for every MT program the optimizers can tune."""

@@ -61,6 +61,11 @@ def _allowed(signature: str) -> set[str]:
 
 def annotator(name: str, inputs: dict[str, Any]) -> dict[str, Any] | None:
     """The human annotation in the schema of signature ``name``; None where it has no human answer."""
+    if name == "JointMQM":  # each candidate as GembaMQM's human answer; None if one has no human annotation
+        answers = [annotator("GembaMQM", {"translation": c["translation"]}) for c in inputs["candidates"]]
+        if any(a is None for a in answers):
+            return None
+        return {"judgments": [{"candidate": c["label"], **a} for c, a in zip(inputs["candidates"], answers)]}
     errors = human_errors().get(str(inputs.get("translation", "")))
     if errors is None:
         return None

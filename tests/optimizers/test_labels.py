@@ -39,11 +39,12 @@ def test_every_labelled_predictor_exists_in_its_program():
 
     from tribunal.programs.mqm.error_free import ErrorFreeJudge
     from tribunal.programs.mqm.gemba_v2 import GembaMQMV2Judge
+    from tribunal.programs.mqm.joint import JointMQMJudge
 
     programs = {"gemba-mqm": [GembaMQMJudge()], "gemba-mqm-v2": [GembaMQMV2Judge()], "eaprompt": [EAPromptJudge()],
                 "mmad": [MMAD(), MMAD(MMADConfig(ablate=("stage1",)))],
                 "gemba-esa": [GembaESAJudge(), GembaESAJudge(ESAConfig(ablate=("spans",)))], "mqm-ape": [MQMAPEJudge()],
-                "error-free": [ErrorFreeJudge()]}
+                "error-free": [ErrorFreeJudge()], "joint-mqm": [JointMQMJudge()]}
     assert set(PROGRAM_LABELS) == set(programs)
     for name, builds in programs.items():
         paths = {path for program in builds for path, _ in program.named_predictors()}

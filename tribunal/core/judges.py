@@ -248,6 +248,7 @@ JUDGES = JudgeRegistry([
           labels=f"{_MQM}.labels:ERROR_FREE_LABELS"),
     Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=("joint",),
           settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 1024),), together=True,
+          labels=f"{_MQM}.labels:JOINT_LABELS",
           calls=Calls("1 call per source segment for all its candidates (2 with joint.orders=2): 1/N (2/N) calls "
                       "per translation for N candidates")),
     Judge("equiv-llm", "tribunal.programs.equiv_judge:EquivalenceJudge", "equiv", default=True,
