@@ -121,7 +121,10 @@ class MQMJudge(_LibraryScorer):
             raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
         elif declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
             fields = JUDGES.get(self.program).settings_model().model_fields
-            settings = {"ablate": tuple(self.ablate)} | {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
+            if self.ablate and "ablate" not in fields:
+                raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
+            settings = ({"ablate": tuple(self.ablate)} if "ablate" in fields else {}) | \
+                {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
         lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
         # A program named here as well as an export must be the export's.
         program = self.program if self.program_file is None or "program" in self.model_fields_set else None
@@ -137,6 +140,14 @@ class MQMJudge(_LibraryScorer):
             if lp not in self._built:
                 self._built[lp] = judge_factory(self.evaluate_config(lp))()
             return self._built[lp]
+
+    def _predict(self, lp: str, source: str, translation: str, languages: dict[str, str]) -> Any:
+        """The judge's prediction for one row; a judge of a source's candidates together (``together``) is
+        given the row's translation as a group of one, and its one judgment is the row's."""
+        judge = self._judge(lp)
+        if JUDGES.get(self.program).together:
+            return judge(source=source, candidates=[translation], **languages).judgments[0]
+        return judge(source=source, translation=translation, **languages)
 
     def __call__(self, *, inputs: dict[str, Any] | None = None, outputs: Any = None,
                  expectations: dict[str, Any] | None = None) -> Feedback:
@@ -155,7 +166,7 @@ class MQMJudge(_LibraryScorer):
         meter = UsageMeter()
         try:
             with metering(meter):
-                prediction = self._judge(lp)(source=inputs["source"], translation=translation, **languages)
+                prediction = self._predict(lp, inputs["source"], translation, languages)
         except Exception as exc:  # unscored, with its reason; an unknown exception is a bug
             reason = unscored_reason(exc)
             if reason is None:
