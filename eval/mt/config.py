@@ -6,7 +6,7 @@ import json
 import re
 import tomllib
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -177,7 +177,7 @@ class EvaluateConfig(BaseModel):
         if self.judge.settings is not None and self.judge.settings.ablation_only:
             fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
         elif m is not None and not isinstance(m, MMADConfig):
-            fields["settings"] = settings_label(m, type(m).model_fields)
+            fields["settings"] = settings_label(m)
 
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,
@@ -190,17 +190,15 @@ class EvaluateConfig(BaseModel):
         return MTEvaluateSignature(**fields)
 
 
-def settings_label(settings: BaseModel, names: Iterable[str]) -> str:
-    """``key=value`` of the named settings, sorted, joined with ``,`` (lists joined with ``+``)."""
+def settings_label(settings: BaseModel) -> str:
+    """``key=value`` of every setting, defaults included, sorted, joined with ``,`` (lists joined with ``+``)."""
     dumped = settings.model_dump(mode="json")
-    return ",".join(f"{k}={_flat(dumped[k])}" for k in sorted(names)) or "none"
+    return ",".join(f"{k}={_flat(dumped[k])}" for k in sorted(dumped)) or "none"
 
 
 def changed_settings(settings: BaseModel) -> dict[str, str]:
     """The settings that differ from their model's defaults, in field order, as flat strings."""
-    default = type(settings)().model_dump(mode="json")
-    dumped = settings.model_dump(mode="json")
-    return {k: _flat(v) for k, v in dumped.items() if v != default.get(k)}
+    return {k: _flat(v) for k, v in settings.model_dump(mode="json", exclude_defaults=True).items()}
 
 
 def _name_part(key: str, value: str) -> str:
