@@ -116,3 +116,23 @@ class DemoGatedEngine(ScriptedEngine):
 def engine(role: str, model: str) -> DemoGatedEngine:
     """Factory for the ``lm_roles.test_engine_factory`` hook of ``tribunal optimize``."""
     return DemoGatedEngine()
+
+
+def labeled_optimize(tmp_path, monkeypatch, program: str, train: str, dev: str, budget: int, objective: str):
+    """``tribunal optimize --optimizer labeled`` on this task's scripted LM, in ``tmp_path``: ``(CLI result,
+    the export read back)``; the run must exit 0."""
+    from typer.testing import CliRunner
+
+    from tests.support.injected_engine import use_engine
+    from tribunal.cli import app
+    from tribunal.eval.data.program_export import read_export
+
+    monkeypatch.chdir(tmp_path)
+    use_engine(monkeypatch, "tests.optimizers.mqm_task:engine")
+    out = tmp_path / f"{program}.json"
+    result = CliRunner().invoke(app, [
+        "optimize", "--program", program, "--optimizer", "labeled", "--budget", str(budget), "--train", train,
+        "--dev", dev, "--lm", "openai/judge", "--threads", "2", "--objective", objective,
+        "--out", str(out), "--no-track"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result, read_export(out)

@@ -7,25 +7,13 @@ one's only if the labelled examples became its ``decide`` demos.
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
-
-from tests.support.injected_engine import use_engine
-from tribunal.cli import app
-from tribunal.eval.data.program_export import read_export
+from tests.optimizers.mqm_task import labeled_optimize
 
 TRAIN, DEV = "mqm-ted:en-de:0-6", "mqm-ted:en-de:200-212"
 
 
 def test_optimize_tunes_the_binary_judge_by_its_mcc(tmp_path, monkeypatch, ted_en_de):
-    monkeypatch.chdir(tmp_path)
-    use_engine(monkeypatch, "tests.optimizers.mqm_task:engine")
-    out = tmp_path / "error_free.json"
-    result = CliRunner().invoke(app, [
-        "optimize", "--program", "error-free", "--optimizer", "labeled", "--budget", "2", "--train", TRAIN,
-        "--dev", DEV, "--lm", "openai/judge", "--threads", "2", "--objective", "mcc-error-free",
-        "--out", str(out), "--no-track"])
-    assert result.exit_code == 0, (result.output, result.exception)
-    export = read_export(out)
+    result, export = labeled_optimize(tmp_path, monkeypatch, "error-free", TRAIN, DEV, 2, "mcc-error-free")
     metadata = export["metadata"]
     assert metadata["objective"] == "mcc-error-free"
     assert metadata["dev_objective"] > metadata["dev_objective_untuned"] + 0.2, metadata

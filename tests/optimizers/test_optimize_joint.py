@@ -7,11 +7,7 @@ carries demos, so the tuned judge beats the untuned one on dev only if the label
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
-
-from tests.support.injected_engine import use_engine
-from tribunal.cli import app
-from tribunal.eval.data.program_export import read_export
+from tests.optimizers.mqm_task import labeled_optimize
 from tribunal.optimizers.group_examples import group_by_source, member_pairs
 from tribunal.optimizers.mt_metric import MQMMetric
 from tribunal.optimizers.training_data import load_training_data
@@ -33,15 +29,7 @@ def test_examples_are_grouped_by_source_and_a_failed_group_leaves_its_members_un
 
 
 def test_optimize_tunes_the_joint_judge_on_groups(tmp_path, monkeypatch, ted_en_de):
-    monkeypatch.chdir(tmp_path)
-    use_engine(monkeypatch, "tests.optimizers.mqm_task:engine")
-    out = tmp_path / "joint.json"
-    result = CliRunner().invoke(app, [
-        "optimize", "--program", "joint-mqm", "--optimizer", "labeled", "--budget", "1", "--train", TRAIN,
-        "--dev", DEV, "--lm", "openai/judge", "--threads", "2", "--objective", "kendall=0.5,item=0.5",
-        "--out", str(out), "--no-track"])
-    assert result.exit_code == 0, (result.output, result.exception)
-    export = read_export(out)
+    _, export = labeled_optimize(tmp_path, monkeypatch, "joint-mqm", TRAIN, DEV, 1, "kendall=0.5,item=0.5")
     metadata = export["metadata"]
     assert metadata["dev_score"] > metadata["dev_score_untuned"] + 0.1, metadata
     assert metadata["dev_objective"] > metadata["dev_objective_untuned"], metadata
