@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
 
-from tribunal.core.scheduling import deferred_stage, slot_plan
+from tribunal.core.scheduling import current_scheduler, deferred_stage, slot_plan
 
 
 @contextlib.asynccontextmanager
@@ -53,9 +53,11 @@ async def afan_out(calls: Sequence[Callable[[], Awaitable[Any]]]) -> list[Any]:
 
     Each task runs in a copy of the caller's context (as each fanned-out thread does). Every call is
     awaited before an exception propagates, so none outlives the item; the first exception in
-    ``calls`` order is raised. No executor, no depth levels: a waiting task holds no thread.
+    ``calls`` order is raised. No executor, no depth levels: a waiting task holds no thread. Under a
+    scheduler with ``in_order`` (``--no-fan-out``) the calls run one after another.
     """
-    if len(calls) < 2:
+    scheduler = current_scheduler()
+    if len(calls) < 2 or (scheduler is not None and scheduler.in_order):
         return [await call() for call in calls]
     tasks = [asyncio.ensure_future(call()) for call in calls]
     try:

@@ -106,8 +106,14 @@ class Scheduler:
 
     def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
                  gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None,
-                 nested: Executor | None = None):
+                 nested: Executor | None = None, in_order: bool = False):
         self.slots, self.executor, self.gather, self.nested = slots, executor, gather, nested
+        self.in_order = in_order  # the async runner's --no-fan-out: an item's calls one after another
+
+
+def current_scheduler() -> "Scheduler | None":
+    """The scheduler the enclosed program calls run under (None: none)."""
+    return _SCHEDULER.get()
 
 
 _SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
