@@ -18,6 +18,7 @@ semaphore and is not held here: the async runner's own slots are already lowered
 from __future__ import annotations
 
 import asyncio
+import weakref
 from typing import Any
 
 from tribunal.programs.server_engine import (DIALECT, JSON_STEPS, RESENDS, ServerEngine, _ask, first_step, routed_to_door,
@@ -32,21 +33,33 @@ class AsyncServerEngine:
     """``async complete(Request) -> Response`` against the server of ``sync`` (a ``ServerEngine``)."""
 
     def __init__(self, sync: Any):
+        self.sync = sync
+        self.api_base, self.cache_endpoint = sync.api_base, sync.cache_endpoint
+        self._loops: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop -> its engine
+
+    def _engine(self) -> Any:
+        """This event loop's ``AsyncLM15Engine`` (an asyncio pool serves the loop that opened it only:
+        a second run, e.g. the re-ask pass, has its own loop)."""
+        loop = asyncio.get_running_loop()
+        engine = self._loops.get(loop)
+        if engine is None:
+            engine = self._loops[loop] = self._new_engine()
+        return engine
+
+    def _new_engine(self) -> Any:
         from dspy._vendor.lm15.transports import StdlibAsyncTransport  # heavy: dspy, pydantic
         from dspy.clients.engines.lm15_engine import AsyncLM15Engine, timeouts_for  # heavy: dspy, pydantic
         from dspy.lm15 import RouterConfig  # heavy: dspy, pydantic
 
-        self.sync = sync
-        self.api_base, self.cache_endpoint = sync.api_base, sync.cache_endpoint
+        sync = self.sync
         timeouts = timeouts_for(sync.timeout)
         kwargs: dict[str, Any] = {"max_connections": MAX_CONNECTIONS, **proxy_settings(sync.api_base)}
         if timeouts is not None:
             kwargs |= dict(connect_timeout=timeouts.connect, read_timeout=timeouts.read,
                            write_timeout=timeouts.write, pool_timeout=timeouts.pool)
-        self._transport = StdlibAsyncTransport(**kwargs)
         config = RouterConfig(env={}, api_keys={DIALECT: sync.api_key} if sync.api_key else None,
-                              base_urls={DIALECT: sync.api_base}, transport=self._transport)
-        self._engine = AsyncLM15Engine(config, model_type="chat")
+                              base_urls={DIALECT: sync.api_base}, transport=StdlibAsyncTransport(**kwargs))
+        return AsyncLM15Engine(config, model_type="chat")
 
     def __getattr__(self, name: str) -> Any:  # supports_*, supported_params, answers_in_json: the sync engine's
         return getattr(self.sync, name)
@@ -67,11 +80,11 @@ class AsyncServerEngine:
     async def _complete(self, request: Any) -> Any:
         routed = routed_to_door(request)
         if not routed.config.response_format:
-            return await self._engine.complete(routed)
+            return await self._engine().complete(routed)
         index = first_step(self.api_base)
         while True:
             try:
-                return await self._engine.complete(_ask(routed, JSON_STEPS[index]))
+                return await self._engine().complete(_ask(routed, JSON_STEPS[index]))
             except Exception as err:  # noqa: BLE001 - only a refused format steps down; the rest propagates
                 index = stepped_down(self.api_base, err, index)
 
@@ -80,9 +93,12 @@ class AsyncServerEngine:
         yield  # pragma: no cover - makes this an async generator, as the engine protocol has it
 
     async def aclose(self) -> None:
-        """Close the pool's connections (on the loop that used them)."""
-        await self._engine.aclose()
-        await self._transport.aclose()
+        """Close this loop's connections (on the loop that used them)."""
+        engine = self._loops.pop(asyncio.get_running_loop(), None)
+        if engine is not None:
+            transport = engine.config.transport
+            await engine.aclose()
+            await transport.aclose()
 
 
 class OnHelperThreads:

@@ -115,3 +115,14 @@ async def _judge_all(program: Any, items: Iterable[JudgeItem], languages: dict[s
             task.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.gather(*running, return_exceptions=True)
+        await _close_connections(program)
+
+
+async def _close_connections(program: Any) -> None:
+    """Close the sockets this loop opened for the program's LMs (their async engines' pools)."""
+    lms = getattr(program, "lms", None)
+    for lm in {id(lm): lm for lm in ([lms.default, *lms.roles.values()] if lms is not None else [])}.values():
+        close = getattr(getattr(lm, "_async_engine_spec", None), "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):  # a socket that will not close cleanly is the peer's loss
+                await close()
