@@ -277,6 +277,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, help="override the workload's item count")
     parser.add_argument("--concurrency", type=int, help="override the workload's calls in flight")
     parser.add_argument("--latency", type=float, help="override the peer's latency (seconds; no jitter then)")
+    parser.add_argument("--jitter", type=float, help="with --latency: the peer's jitter (seconds, +-)")
     parser.add_argument("--profile-rate", type=int, default=200, help="py-spy samples per second (--profile)")
     parser.add_argument("--profile-gil", action="store_true", help="py-spy samples only the thread holding the GIL")
     parser.add_argument("--yappi", type=Path,
@@ -304,7 +305,7 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
         workload = WORKLOADS[name]
         workload = Workload(args.items or workload.items,
                             workload.latency if args.latency is None else args.latency,
-                            workload.jitter if args.latency is None else 0.0,
+                            workload.jitter if args.latency is None else (args.jitter or 0.0),
                             args.concurrency or workload.concurrency)
         print(f"=== workload {name}: M-MAD paper, {workload.items} rated zh-en items, latency {workload.latency} "
               f"+- {workload.jitter} s, {workload.concurrency} calls in flight, --no-cache --no-track")
