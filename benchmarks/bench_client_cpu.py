@@ -16,6 +16,10 @@ synthetic judge) in ANOTHER process, so the peer's CPU is not counted. Two workl
 Both also report the connections the client opened to the peer and the most threads alive at once
 in the client (sampled every 50 ms), and the garbage collections while judging.
 
+``--judging threads,async`` runs every tree on each judging path in turn (``mt evaluate --judging``),
+interleaved, so both see the same machine load; the peak resident memory of each run is its
+``ru_maxrss``.
+
 ``--tree PATH`` (repeatable) runs the same workload on another checkout with that checkout's own
 venv (``PATH/.venv/bin/python``, which imports ``tribunal`` from that checkout), one after the other
 against fresh peers, so the code before a change can be measured side by side with the code after
@@ -62,7 +66,11 @@ def serve(judge: str, latency: float, jitter: float, pipe, stop) -> None:
     import importlib
 
     sys.path.insert(0, str(REPO))
+    from http.server import ThreadingHTTPServer
+
     from tests.support.loopback import loopback_server
+
+    ThreadingHTTPServer.request_queue_size = 4096  # in the peer only: 1,024 clients connect at once at the start
 
     module, name = JUDGES[judge]
     responder = getattr(importlib.import_module(module), name)
@@ -85,16 +93,23 @@ def child(report: str, argv: list[str]) -> None:
     marks: dict[str, float] = {"interpreter_cpu": cpu()}  # the interpreter and site, before any import here
     from tribunal.eval.mt import judging
 
-    original = judging.judge_all
+    def timed(original):
+        def timed_judge_all(*args, **kwargs):  # job.py imports the runners by name: patched before it is imported
+            marks["start_cpu"], marks["start_wall"] = cpu(), time.time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                marks["end_cpu"], marks["end_wall"] = cpu(), time.time()
 
-    def timed_judge_all(*args, **kwargs):  # job.py imports judge_all from the module at call time
-        marks["start_cpu"], marks["start_wall"] = cpu(), time.time()
-        try:
-            return original(*args, **kwargs)
-        finally:
-            marks["end_cpu"], marks["end_wall"] = cpu(), time.time()
+        return timed_judge_all
 
-    judging.judge_all = timed_judge_all
+    judging.judge_all = timed(judging.judge_all)
+    try:
+        from tribunal.eval.mt import async_judging  # a tree from before --judging async has none
+    except ImportError:
+        pass
+    else:
+        async_judging.ajudge_all = timed(async_judging.ajudge_all)
     pauses: list[tuple[int, float, float]] = []  # (generation, start, seconds) of every collection
     started: dict[str, float] = {}
 
@@ -151,7 +166,7 @@ class Profiling:
 
 
 def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str,
-             profiling: Profiling = Profiling()) -> dict:
+             profiling: Profiling = Profiling(), judging: str | None = None) -> dict:
     """One CLI run of ``tree``'s code against a fresh peer: CPU figures and the peer's answer intervals.
 
     ``cache``: tribunal's cache folder (the parsed-data cache), the same for every run. ``profiling``:
@@ -170,7 +185,8 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
             argv = ["mt", "evaluate", "--lp", "zh-en", "--data", str(data / "wmt23"), "--lm", "openai/bench-judge",
                     "--api-base", api_base, "--api-key-env", "TRIBUNAL_BENCH_KEY", "--no-cache", "--no-track",
                     "--preset", "paper", "--rated-only", "--limit", str(workload.items),
-                    "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out")]
+                    "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out"),
+                    *(["--judging", judging] if judging else [])]
             env = {**os.environ, "TRIBUNAL_BENCH_KEY": "loopback-peer-takes-any-key", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                    "TRIBUNAL_CACHE": str(cache), "DSPY_CACHEDIR": str(Path(scratch) / "dspy"), "PYTHONPATH": ""}
             # As on a user's machine, the warm-up run leaves bytecode behind: with PYTHONDONTWRITEBYTECODE
@@ -198,7 +214,7 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
     finally:
         stop.set()
         peer.join(timeout=10)
-    return {"tree": str(tree), "marks": marks, "calls": calls, "intervals": intervals, "summary": printed,
+    return {"tree": str(tree) + (f" --judging {judging}" if judging else ""), "marks": marks, "rss_mb": usage.ru_maxrss / 1024, "calls": calls, "intervals": intervals, "summary": printed,
             "connections": connections,
             "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime, "sys": usage.ru_stime,
             "load": (load_before, os.getloadavg()[0])}
@@ -261,10 +277,14 @@ def main() -> None:
     parser.add_argument("--items", type=int, help="override the workload's item count")
     parser.add_argument("--concurrency", type=int, help="override the workload's calls in flight")
     parser.add_argument("--latency", type=float, help="override the peer's latency (seconds; no jitter then)")
+    parser.add_argument("--jitter", type=float, help="with --latency: the peer's jitter (seconds, +-)")
     parser.add_argument("--profile-rate", type=int, default=200, help="py-spy samples per second (--profile)")
     parser.add_argument("--profile-gil", action="store_true", help="py-spy samples only the thread holding the GIL")
     parser.add_argument("--yappi", type=Path,
                         help="a folder: a yappi CPU-clock profile (pstats) of each run, all threads (needs yappi)")
+    parser.add_argument("--judging", default=None,
+                        help="comma-separated judging paths to run each tree with, interleaved (e.g. threads,async; "
+                             "default: the tree's own default)")
     parser.add_argument("--plot", type=Path, default=Path("client-cpu-inflight.png"), help="the slots run's timeline")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [REPO])]
@@ -278,25 +298,29 @@ def main() -> None:
 
 def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
     for tree in trees:  # a user's second run finds the parsed-data cache warm: so does every timed run here
-        run_tree(tree, Workload(items=2, latency=0.0, jitter=0.0, concurrency=4), data, cache, args.judge)
+        for judging in (args.judging.split(",") if args.judging else [None]):
+            run_tree(tree, Workload(items=2, latency=0.0, jitter=0.0, concurrency=4), data, cache, args.judge,
+                     judging=judging)
     for name in (list(WORKLOADS) if args.workload == "both" else [args.workload]):
         workload = WORKLOADS[name]
         workload = Workload(args.items or workload.items,
                             workload.latency if args.latency is None else args.latency,
-                            workload.jitter if args.latency is None else 0.0,
+                            workload.jitter if args.latency is None else (args.jitter or 0.0),
                             args.concurrency or workload.concurrency)
         print(f"=== workload {name}: M-MAD paper, {workload.items} rated zh-en items, latency {workload.latency} "
               f"+- {workload.jitter} s, {workload.concurrency} calls in flight, --no-cache --no-track")
         runs = []
-        for tree in trees:
+        paths = args.judging.split(",") if args.judging else [None]
+        for tree, judging in [(tree, judging) for tree in trees for judging in paths]:
+            label = f"{name}-{tree.name}" + (f"-{judging}" if judging else "")
             run = run_tree(tree, workload, data, cache, args.judge, Profiling(
-                args.profile / f"{name}-{tree.name}.txt" if args.profile else None, args.profile_rate,
-                args.profile_gil, args.yappi / f"{name}-{tree.name}.pstat" if args.yappi else None))
+                args.profile / f"{label}.txt" if args.profile else None, args.profile_rate,
+                args.profile_gil, args.yappi / f"{label}.pstat" if args.yappi else None), judging)
             whole = run["cpu"]
             marks, calls = run["marks"], max(run["calls"], 1)
             loop = marks["end_cpu"] - marks["start_cpu"]
             busy, window, tail = slots_busy(run["intervals"], workload.concurrency)
-            print(f"--- {tree}")
+            print(f"--- {run['tree']}")
             print(f"calls {run['calls']}; whole process CPU {whole:.2f} s -> {1000 * whole / calls:.2f} ms per call; "
                   f"judging loop CPU {loop:.2f} s over {marks['end_wall'] - marks['start_wall']:.2f} s wall -> "
                   f"{1000 * loop / calls:.2f} ms per call; whole process user {run['user']:.2f} s, system {run['sys']:.2f} s")
@@ -308,7 +332,8 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
             judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]
             full = [p[2] for p in judging if p[0] == 2]
-            print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)}")
+            print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)}; "
+                  f"peak resident memory {run['rss_mb']:.0f} MB")
             print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
                   f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s")
             runs.append(run)

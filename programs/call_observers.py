@@ -67,20 +67,44 @@ def call_predictor(predictor: Any, **inputs: Any) -> Any:
     observers = _OBSERVERS.get()
     if not observers:
         return predictor(**inputs)
+    with _reported(observers, predictor, inputs) as report:
+        return report(predictor(**inputs))
+
+
+async def acall_predictor(predictor: Any, **inputs: Any) -> Any:
+    """``await predictor.acall(**inputs)``, reported as :func:`call_predictor` reports its call."""
+    observers = _OBSERVERS.get()
+    if not observers:
+        return await predictor.acall(**inputs)
+    with _reported(observers, predictor, inputs) as report:
+        return report(await predictor.acall(**inputs))
+
+
+@contextlib.contextmanager
+def _reported(observers: tuple["CallObserver", ...], predictor: Any, inputs: dict[str, Any]) -> Iterator[Any]:
+    """Around one predictor call: its start, then its outputs (``report(outputs)``) or its exception."""
     call_id = _new_id()
     token = _PREDICTOR.set((call_id, predictor))
     try:
         for observer in observers:
             observer.predictor_started(call_id, predictor, inputs)
+
+        ended = []
+
+        def report(outputs: Any) -> Any:
+            ended.append(True)  # an observer that raises here is not told the call failed
+            for observer in observers:
+                observer.predictor_ended(call_id, outputs, None)
+            return outputs
+
         try:
-            outputs = predictor(**inputs)
+            yield report
         except BaseException as exc:
+            if ended:
+                raise
             for observer in observers:
                 observer.predictor_ended(call_id, None, exc)
             raise
-        for observer in observers:
-            observer.predictor_ended(call_id, outputs, None)
-        return outputs
     finally:
         _PREDICTOR.reset(token)
 

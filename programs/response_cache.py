@@ -52,8 +52,9 @@ def evict(lm: Any, call: Any) -> None:
     """Make DSPy's response cache (memory and disk) miss ``call``'s answer from now on, if it was cached."""
     if not getattr(call, "cache", False):
         return
-    try:
-        request = call.key(lm, False)
-    except Exception:  # noqa: BLE001 - DSPy could not key it either, so it never stored it
-        return
-    dspy.cache.put(request, None, IGNORED_CACHE_KEYS)  # None reads as a miss; the next answer overwrites it
+    for asynchronous in (False, True):  # DSPy keys a call made by acall apart (mt evaluate --judging async)
+        try:
+            request = call.key(lm, asynchronous)
+        except Exception:  # noqa: BLE001 - DSPy could not key it either, so it never stored it
+            continue
+        dspy.cache.put(request, None, IGNORED_CACHE_KEYS)  # None reads as a miss; the next answer overwrites it

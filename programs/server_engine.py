@@ -71,6 +71,29 @@ def _ask(request: Any, step: str) -> Any:
     return replace(request, config=replace(request.config, response_format=None))
 
 
+def routed_to_door(request: Any) -> Any:
+    """``request`` routed to lm15's door for a self-hosted OpenAI-compatible server."""
+    _, slash, name = request.model.partition("/")
+    return replace(request, model=f"{DIALECT}:{name if slash else request.model}")
+
+
+def first_step(endpoint: str) -> int:
+    """The index into :data:`JSON_STEPS` a JSON answer is asked of ``endpoint`` with now."""
+    with _lock:
+        return _json_step.get(endpoint, 0)
+
+
+def stepped_down(endpoint: str, err: Exception, index: int) -> int:
+    """The next step after ``endpoint`` refused step ``index`` with ``err`` (remembered for the run);
+    ``err`` is re-raised if it is not a refused format, or no step is left."""
+    if not _refuses_format(err) or index + 1 == len(JSON_STEPS):
+        raise err
+    index += 1
+    with _lock:
+        _json_step[endpoint] = max(_json_step.get(endpoint, 0), index)
+    return index
+
+
 class ServerEngine:
     """``complete(Request) -> Response`` against one OpenAI-compatible server at ``api_base``."""
 
@@ -99,10 +122,11 @@ class ServerEngine:
         self._gate = gate(api_base, slots) if slots else None
         self.answers_in_json = local
         self._recover = recover
+        self.timeout, self.api_key = timeout, api_key
+        self.async_twin: Any = None  # its AsyncServerEngine, once the async path asked for one
 
     def _routed(self, request: Any) -> Any:
-        _, slash, name = request.model.partition("/")
-        return replace(request, model=f"{DIALECT}:{name if slash else request.model}")
+        return routed_to_door(request)
 
     def complete(self, request: Any) -> Any:
         if self._gate is None:
@@ -126,17 +150,12 @@ class ServerEngine:
         routed = self._routed(request)
         if not routed.config.response_format:
             return self._engine.complete(routed)
-        with _lock:
-            index = _json_step.get(self.api_base, 0)
+        index = first_step(self.api_base)
         while True:
             try:
                 return self._engine.complete(_ask(routed, JSON_STEPS[index]))
             except Exception as err:  # noqa: BLE001 - only a refused format steps down; the rest propagates
-                if not _refuses_format(err) or index + 1 == len(JSON_STEPS):
-                    raise
-                index += 1
-                with _lock:
-                    _json_step[self.api_base] = max(_json_step.get(self.api_base, 0), index)
+                index = stepped_down(self.api_base, err, index)
 
     def stream(self, request: Any):
         raise NotImplementedError("tribunal does not stream")

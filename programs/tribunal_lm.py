@@ -32,6 +32,8 @@ from dspy.utils.callback import with_callbacks
 from dspy.clients._deprecation import warn_openai_messages
 from dspy.clients.execution import aexecute, execute, finalize, prepare
 
+from tribunal.core.async_scheduling import arequest_slot
+from tribunal.programs.async_server_engine import async_engine_for
 from tribunal.core.scheduling import request_slot
 from tribunal.core.spending_gate import gated
 from tribunal.programs.call_observers import lm_call
@@ -77,15 +79,24 @@ class TribunalLM(dspy.LM):
             record(self, call, result)
             return finalize(self, call, result)
 
+    def _ensure_async_engine(self) -> None:
+        """Give a custom sync engine its async twin (:func:`~tribunal.programs.async_server_engine.async_engine_for`)
+        the first time this LM is awaited; DSPy's own engines have theirs."""
+        spec = self._engine_spec
+        if not isinstance(spec, str) and self._async_engine_spec is None:
+            self._async_engine_spec = async_engine_for(spec)
+
     @with_callbacks
     async def acall(self, prompt: Any = None, *, messages: Any = None, **kwargs: Any) -> Any:
         """The async counterpart of :meth:`__call__`."""
+        self._ensure_async_engine()
         with lm_call(self):
             try:
                 call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
-                with request_slot(), gated(self, call) as settle:
-                    result = await aexecute(self, call)
-                    settle(result)
+                async with arequest_slot():
+                    with gated(self, call) as settle:
+                        result = await aexecute(self, call)
+                        settle(result)
             except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
                 with_timeout_hint(err)
                 raise

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tribunal.core.judges import JUDGES, Judge, MTJudgeName
 from tribunal.eval.mt.ensemble import SamplingSettings
@@ -22,6 +22,8 @@ from tribunal.programs.mqm.mmad import MMADConfig
 from tribunal.programs.mqm.presets import tweaks
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 from tribunal.eval.tracking.run_names import config_folder, short_lm
+
+THREADED_CONCURRENCY = 512  # --concurrency at most on the threaded path (a thread per call in flight)
 from tribunal.programs.lm import endpoint_label, role_lm
 
 
@@ -80,7 +82,12 @@ class EvaluateConfig(BaseModel):
     systems: list[str] | None = None
     limit: int | None = Field(None, ge=1)
     rated_only: bool = False
-    concurrency: int = Field(8, ge=1, le=512, description="LM calls in flight at most (items in flight: a few more)")
+    concurrency: int = Field(8, ge=1, le=4096, description="LM calls in flight at most (items in flight: a few "
+                                                         "more); up to 512 with judging=threads, 4096 with async")
+    judging: Literal["threads", "async"] = Field(
+        "threads", description="how items are judged: threads (a thread per item and per fanned-out call) or "
+                               "async (coroutines on one event loop: a call in flight costs a task and a socket; "
+                               "GEMBA-MQM and M-MAD with the consensus debate)")
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")
@@ -98,6 +105,16 @@ class EvaluateConfig(BaseModel):
     degraded: Literal["include", "exclude"] = Field(
         "include", description="whether degraded items count in the score files and the meta-evaluation "
                                "(they are journaled either way)")
+
+    @model_validator(mode="after")
+    def _threads_bounded(self) -> "EvaluateConfig":
+        if self.judging == "threads" and self.concurrency > THREADED_CONCURRENCY:
+            raise ValueError(f"concurrency {self.concurrency}: at most {THREADED_CONCURRENCY} with judging=threads "
+                             "(a thread per call); judging=async takes up to 4096")
+        if self.judging == "async" and (self.processes > 1 or self.batch.enabled):
+            raise ValueError("judging=async judges in this process on its event loop: not with processes above 1 "
+                             "or batch")
+        return self
 
     @field_validator("name")
     @classmethod

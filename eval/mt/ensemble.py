@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.eval.mt.combine import combine, nearest, spread
 from tribunal.eval.mt.failures import Failure, TooFewSamples, classify_failure
+from tribunal.core.async_scheduling import afan_out
 from tribunal.core.scheduling import fan_out
 from tribunal.programs.mqm.sampling import rollout
 
@@ -75,9 +76,21 @@ def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
         try:
             return Sample(number, prediction=program(**inputs))
         except Exception as exc:  # a failed or unusable sample is dropped; a bug propagates
-            if classify_failure(exc) is None:
-                raise
-            return Sample(number, error=exc)
+            return _dropped(number, exc)
+
+
+async def _asample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
+    with rollout(number):
+        try:
+            return Sample(number, prediction=await program.acall(**inputs))
+        except Exception as exc:  # a failed or unusable sample is dropped; a bug propagates
+            return _dropped(number, exc)
+
+
+def _dropped(number: int, exc: Exception) -> Sample:
+    if classify_failure(exc) is None:
+        raise exc
+    return Sample(number, error=exc)
 
 
 def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | None = None) -> Any:
@@ -86,6 +99,15 @@ def predict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | N
         return program(**inputs)
 
     samples = fan_out([functools.partial(_sample, program, inputs, k) for k in range(1, sampling.samples + 1)])
+    return combined(samples, sampling)
+
+
+async def apredict(program: Any, inputs: dict[str, Any], sampling: SamplingSettings | None = None) -> Any:
+    """:func:`predict` for the async runner: ``program.acall``, the samples gathered."""
+    if sampling is None or not sampling.used:
+        return await program.acall(**inputs)
+    samples = await afan_out([functools.partial(_asample, program, inputs, k)
+                              for k in range(1, sampling.samples + 1)])
     return combined(samples, sampling)
 
 

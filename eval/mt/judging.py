@@ -13,7 +13,7 @@ import contextlib
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from tribunal.errors import SpendingCapReached
 from tribunal.runner import interruptible
@@ -44,22 +44,45 @@ def judge_item(program: Any, item: JudgeItem, languages: dict[str, str], samplin
     The program's LMs must carry the meter relay (:func:`tribunal.runner.meter.attach_relay`;
     :func:`tribunal.eval.mt.judge_builder.program_factory` attaches it), or their calls go uncounted.
     """
+    with item_judging(item) as judged:
+        judged.prediction = predict(program, item_inputs(item, languages), sampling)
+    return judged.result
+
+
+def item_inputs(item: JudgeItem, languages: dict[str, str]) -> dict[str, Any]:
+    """The program's inputs for ``item``."""
+    return dict(source=item.source, translation=item.translation, **languages, **item.extras())
+
+
+class Judged:
+    """What :func:`item_judging` is given (``prediction``) and makes of it (``result``)."""
+
+    prediction: Any = None
+    result: ItemResult | None = None
+
+
+@contextlib.contextmanager
+def item_judging(item: JudgeItem) -> Iterator[Judged]:
+    """Around one item's prediction (threads or coroutines): its meter and call log, and its
+    :class:`ItemResult`: scored from ``prediction``, or unscored with the failure's reason (a bug propagates)."""
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
+    judged = Judged()
     with metering(meter), recording(log):
         try:
-            prediction = predict(program, dict(source=item.source, translation=item.translation, **languages,
-                                               **item.extras()), sampling)
+            yield judged
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
             failure = classify_failure(exc)
             if failure is None:
                 raise
             detail = redact_text(one_line(exc))[:300]
-            return ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
-                              retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
-                              usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
-    return ItemResult(
+            judged.result = ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
+                                       retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
+                                       usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
+            return
+    prediction = judged.prediction
+    judged.result = ItemResult(
         key=item.key, status="scored", score=float(prediction.score),
         errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
         debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,

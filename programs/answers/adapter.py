@@ -170,6 +170,12 @@ class TolerantChatAdapter(_FeedbackTurns, _FastFormatting, ChatAdapter):
             return TolerantJSONAdapter(callbacks=self.callbacks)(lm, lm_kwargs, signature, demos, inputs)
         return super().__call__(lm, lm_kwargs, signature, demos, inputs)
 
+    async def acall(self, lm: Any, lm_kwargs: dict, signature: Any, demos: list, inputs: dict) -> list:
+        """The async counterpart of :meth:`__call__` (the same choice of format)."""
+        if asks_for_json(lm):
+            return await TolerantJSONAdapter(callbacks=self.callbacks).acall(lm, lm_kwargs, signature, demos, inputs)
+        return await super().acall(lm, lm_kwargs, signature, demos, inputs)
+
     def format_field_with_value(self, fields_with_values: dict) -> str:
         return "\n\n".join(f"[[ ## {field.name} ## ]]\n{field_text(field.info, value)}"
                            for field, value in fields_with_values.items()).strip()

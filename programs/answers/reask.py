@@ -41,14 +41,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Generator, Iterator
 
 from pydantic import ValidationError
 from dspy.utils.exceptions import AdapterParseError
 import dspy
 
 from tribunal.core.judges import JUDGES
-from tribunal.programs.call_observers import call_predictor, report_runaway
+from tribunal.programs.call_observers import acall_predictor, call_predictor, report_runaway
 from tribunal.programs.answers.provider_calls import SeenCall, watching
 from tribunal.programs.answers.runaway import repetition
 from tribunal.programs.answers.unusable import (FINAL, InvalidValue, RunawayAnswer, TruncatedAnswer, UnusableAnswer,
@@ -210,6 +210,49 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
     is the limit that fits its answer (default: the judge registry's for ``role``), sent only where the
     LM fits answers (:func:`fitted_tokens`).
     """
+    rule = _asks(predictor, check, role, config, answer_tokens)
+    step = next(rule)
+    while True:
+        attempt, feedback, kind = step
+        out, err = None, None
+        with watching() as seen, _reasking(feedback, kind):
+            try:
+                out = call_predictor(predictor, **inputs, config=attempt)  # observed: programs/call_observers.py
+            except AdapterParseError as parse_error:
+                err = parse_error
+        try:
+            step = rule.send((out, err, seen))
+        except StopIteration as done:
+            return done.value
+
+
+async def aask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str | None = None,
+               config: dict[str, Any] | None = None, answer_tokens: int | None = None, **inputs: Any) -> Any:
+    """:func:`ask` for coroutines: the same rule (:func:`_asks`), each ask ``await predictor.acall(...)``."""
+    rule = _asks(predictor, check, role, config, answer_tokens)
+    step = next(rule)
+    while True:
+        attempt, feedback, kind = step
+        out, err = None, None
+        with watching() as seen, _reasking(feedback, kind):
+            try:
+                out = await acall_predictor(predictor, **inputs, config=attempt)
+            except AdapterParseError as parse_error:
+                err = parse_error
+        try:
+            step = rule.send((out, err, seen))
+        except StopIteration as done:
+            return done.value
+
+
+Asks = Generator[tuple[dict[str, Any], "Feedback | None", "str | None"], tuple[Any, Exception | None, list], Any]
+
+
+def _asks(predictor: Any, check: Callable[[Any], Any] | None, role: str | None, config: dict[str, Any] | None,
+          answer_tokens: int | None) -> Asks:
+    """The re-ask rule, apart from the calls: yields ``(attempt config, feedback, kind)`` for each ask and
+    is sent ``(prediction, parse error, seen calls)`` back; returns the usable prediction or raises the
+    final :class:`~.unusable.UnusableAnswer` (one rule for :func:`ask` and :func:`aask`)."""
     lm = getattr(predictor, "lm", None) or dspy.settings.lm
     limit, base = reasks_of(lm), dict(config or {})
     fitted = fitted_tokens(lm, role, answer_tokens)
@@ -226,12 +269,7 @@ def ask(predictor: Any, *, check: Callable[[Any], Any] | None = None, role: str 
             attempt["rollout_id"] = ROLLOUT_STRIDE * asked + int(base.get("rollout_id") or 0)
         if tokens:
             attempt[_token_key(lm)] = tokens
-        out, err = None, None
-        with watching() as seen, _reasking(feedback, kind):
-            try:
-                out = call_predictor(predictor, **inputs, config=attempt)  # observed: programs/call_observers.py
-            except AdapterParseError as parse_error:
-                err = parse_error
+        out, err, seen = yield attempt, feedback, kind
         asked += 1
         problem = _problem(predictor.signature, out, err, seen, check)
         if problem is None:

@@ -17,7 +17,8 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
-from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.plans import Plan, arun, ask, run
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.core.scheduling import calls_ahead
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.debater import DebateTurn
@@ -36,22 +37,31 @@ class ConsensusDebate(dspy.Module):
             self.opposer = dspy.Predict(DebateTurn)
         self.consensus = dspy.Predict(ConsensusCheck)
 
-    def turn(self, case: DebateCase, side: str, round_: int):
+    def turn(self, case: DebateCase, side: str, round_: int) -> Plan:
+        """One debater's turn (a plan, :mod:`tribunal.programs.mqm.plans`)."""
         predictor, stance = (self.defender, "defend") if side == "defender" else (self.opposer, "oppose")
-        out = invoke(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
+        out = yield ask(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
         case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
         return out
 
-    def agreed(self, case: DebateCase, round_: int, first: list, second: list) -> bool:
-        """The separate consensus call on the two sides' latest annotations."""
-        check = invoke(self.lms, "consensus", STAGE, self.consensus, first_annotations=first,
-                       second_annotations=second)
+    def agreed(self, case: DebateCase, round_: int, first: list, second: list) -> Plan:
+        """The separate consensus call on the two sides' latest annotations (a plan)."""
+        check = yield ask(self.lms, "consensus", STAGE, self.consensus, first_annotations=first,
+                          second_annotations=second)
         case.add_turn("consensus", round_, f"consensus={bool(check.consensus)}")
         return bool(check.consensus)
 
     def forward(self, case: DebateCase) -> DebateOutcome:
+        return run(self.arguing(case))
+
+    async def aforward(self, case: DebateCase) -> DebateOutcome:
+        """:meth:`forward` for the async runner: the same plan, its calls awaited."""
+        return await arun(self.arguing(case))
+
+    def arguing(self, case: DebateCase) -> Plan:
+        """The debate as a plan: the minor-leaning protocol, or free-stance turns."""
         if hasattr(self, "debaters"):
-            return self.minor_leaning(case)
+            return (yield from self.minor_leaning(case))
         defended, opposed = case.assessment, None
         check = int(self.separate_check)
         for round_ in range(1, self.rounds + 1):
@@ -60,28 +70,28 @@ class ConsensusDebate(dspy.Module):
                 case.add_turn("defender", 1, case.opening, case.assessment, source="stage1")
             else:
                 with calls_ahead(left + 1 + check):
-                    a1 = self.turn(case, "defender", round_)
+                    a1 = yield from self.turn(case, "defender", round_)
                 defended = a1.position
                 if a1.agrees and opposed is not None:
                     return DebateOutcome(opposed, round_, True, "defender conceded")
             with calls_ahead(left + check):
-                a2 = self.turn(case, "opposer", round_)
+                a2 = yield from self.turn(case, "opposer", round_)
             opposed = a2.position
             if a2.agrees:
                 return DebateOutcome(defended, round_, True, "opposer conceded")
             with calls_ahead(left):
-                if self.separate_check and self.agreed(case, round_, defended, opposed):
+                if self.separate_check and (yield from self.agreed(case, round_, defended, opposed)):
                     return DebateOutcome(defended, round_, True, "consensus check")
         return DebateOutcome(defended, self.rounds, False, "no consensus: stage-1 side stands")
 
-    def minor_leaning(self, case: DebateCase) -> DebateOutcome:
+    def minor_leaning(self, case: DebateCase) -> Plan:
         self.debaters.open(case)
         defended = case.assessment
         for round_ in range(1, self.rounds + 1):
             left = 2 * (self.rounds - round_) + 1  # the later rounds' calls at most (both sides at once, the check), the judge
             with calls_ahead(left + 1):
-                defended, opposed = self.debaters.speak(case, round_)
+                defended, opposed = yield from self.debaters.speaking(case, round_)
             with calls_ahead(left):
-                if self.agreed(case, round_, defended, opposed):
+                if (yield from self.agreed(case, round_, defended, opposed)):
                     return DebateOutcome(defended, round_, True, "consensus check")
         return DebateOutcome(defended, self.rounds, False, "no consensus: defender's last annotations stand")

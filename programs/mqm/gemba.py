@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dspy
 
-from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.roles import RoleLMs, ainvoke, invoke
 from tribunal.programs.mqm.scoring import gemba_mqm_score
 from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.gemba import GembaMQM
@@ -20,6 +20,18 @@ class GembaMQMJudge(dspy.Module):
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
         out = invoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
                      source_lang=source_lang, target_lang=target_lang)
+        return self.judged(out)
+
+    @segment_aware
+    async def aforward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        """:meth:`forward` for the async runner (``mt evaluate --judging async``)."""
+        out = await ainvoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
+                            source_lang=source_lang, target_lang=target_lang)
+        return self.judged(out)
+
+    @staticmethod
+    def judged(out):
+        """The judgment from the annotator's answer."""
         errors = list(out.errors)
         transcript = [{"stage": "gemba", "role": "gemba", "errors": [e.model_dump() for e in errors]}]
         return dspy.Prediction(errors=errors, score=gemba_mqm_score(errors), transcript=transcript, debates={})

@@ -11,13 +11,11 @@ concurrently; the transcript keeps defender-then-opposer order either way.
 
 from __future__ import annotations
 
-import functools
-
 import dspy
 
 from tribunal.programs.mqm.debate import DEBATERS, STAGE, DebateCase
-from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.core.scheduling import fan_out
+from tribunal.programs.mqm.plans import Plan, Together, ask, run
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.signatures.mqm.errors import DIMENSIONS, NON_TRANSLATION, DimensionError, tag
 from tribunal.signatures.mqm.reexamination import REEXAMINATIONS
 
@@ -58,12 +56,16 @@ class MinorLeaningDebaters(dspy.Module):
 
     def speak(self, case: DebateCase, round_: int) -> tuple[list[DimensionError], list[DimensionError]]:
         """One round: ``(defender's annotations, opposer's annotations)``, each side blind to the other's turn."""
+        return run(self.speaking(case, round_))
+
+    def speaking(self, case: DebateCase, round_: int) -> Plan:
+        """:meth:`speak` as a plan (:mod:`tribunal.programs.mqm.plans`): both sides' calls together."""
         predictor = getattr(self, case.dimension)
         views = {side: case.transcript(viewer=side) for side in DEBATERS}
-        calls = [functools.partial(invoke, self.lms, side, STAGE, predictor, debate=views[side], **case.segment())
-                 for side in DEBATERS]
+        outs = yield Together([ask(self.lms, side, STAGE, predictor, debate=views[side], **case.segment())
+                               for side in DEBATERS])
         positions = []
-        for side, out in zip(DEBATERS, fan_out(calls)):
+        for side, out in zip(DEBATERS, outs):
             errors = tag(out.errors, case.dimension)
             case.add_turn(side, round_, out.analysis, errors)
             positions.append(errors)

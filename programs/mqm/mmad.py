@@ -29,7 +29,6 @@ order either way, and without a scheduler the calls run one after another, as li
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Literal
 
 import dspy
@@ -42,8 +41,8 @@ from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset
-from tribunal.programs.mqm.roles import RoleLMs, about, invoke
-from tribunal.core.scheduling import fan_out
+from tribunal.programs.mqm.plans import Plan, Sub, Together, arun, ask, run
+from tribunal.programs.mqm.roles import RoleLMs, concerning
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.coupled import CoupledAssessment
@@ -141,10 +140,14 @@ class MMAD(dspy.Module):
 
     def assess(self, langs: dict, source: str, translation: str, transcript: list) -> tuple[dict, dict]:
         """Stage 1: ``({dimension: errors}, {dimension: rationale})`` (rationale "" for guided agents)."""
+        return run(self.assessing(langs, source, translation, transcript))
+
+    def assessing(self, langs: dict, source: str, translation: str, transcript: list) -> Plan:
+        """:meth:`assess` as a plan (:mod:`tribunal.programs.mqm.plans`)."""
         found: dict[str, list[DimensionError]] = {}
         rationale: dict[str, str] = {}
         if "stage1" in self.config.ablate:
-            out = invoke(self.lms, "coupled", "stage1", self.coupled, source=source, translation=translation, **langs)
+            out = yield ask(self.lms, "coupled", "stage1", self.coupled, source=source, translation=translation, **langs)
             reason = getattr(out, "rationale", "") or ""
             for dimension in DIMENSIONS:
                 found[dimension] = [e for e in out.errors if e.dimension == dimension]
@@ -152,9 +155,9 @@ class MMAD(dspy.Module):
             transcript.append({"stage": "stage1", "role": "coupled", "rationale": reason,
                                "errors": [e.model_dump() for e in out.errors]})
             return found, rationale
-        calls = [functools.partial(invoke, self.lms, dimension, "stage1", getattr(self, dimension),
-                                   source=source, translation=translation, **langs) for dimension in DIMENSIONS]
-        for dimension, out in zip(DIMENSIONS, fan_out(calls)):  # the transcript keeps DIMENSIONS order
+        outs = yield Together([ask(self.lms, dimension, "stage1", getattr(self, dimension), source=source,
+                                   translation=translation, **langs) for dimension in DIMENSIONS])
+        for dimension, out in zip(DIMENSIONS, outs):  # the transcript keeps DIMENSIONS order
             found[dimension] = tag(out.errors, dimension)
             rationale[dimension] = getattr(out, "rationale", "") or ""
             transcript.append({"stage": "stage1", "role": dimension, "rationale": rationale[dimension],
@@ -163,8 +166,13 @@ class MMAD(dspy.Module):
 
     def argue(self, case: DebateCase) -> tuple[DebateOutcome | None, Degradation | None]:
         """Stage 2 for one dimension: the debate's outcome, or its fallback when a debater stays unusable."""
+        return run(self.arguing(case))
+
+    def arguing(self, case: DebateCase) -> Plan:
+        """:meth:`argue` as a plan: the debate strategy called as a sub-module, about the dimension."""
         try:
-            return about(case.dimension, self.debate, case), None
+            with concerning(case.dimension):
+                return (yield Sub(self.debate, (case,))), None
         except UnusableAnswer as err:
             return None, stand_in(FALLBACKS["stage2"], err, self.strict, case.dimension)
 
@@ -174,21 +182,34 @@ class MMAD(dspy.Module):
 
     def final_judgment(self, langs: dict, source: str, translation: str, verdicts: dict) -> tuple[list, dict]:
         """Stage 3: ``(final errors, transcript entry)``."""
+        return run(self.judging(langs, source, translation, verdicts))
+
+    def judging(self, langs: dict, source: str, translation: str, verdicts: dict) -> Plan:
+        """:meth:`final_judgment` as a plan."""
         if self.config.judge == "most-fitting":
             merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
-            out = invoke(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
-                         verdicts=merged, **langs)
+            out = yield ask(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+                            verdicts=merged, **langs)
             return list(out.errors), {}
-        out = invoke(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
-                     **{f"{d}_annotations": verdicts[d] for d in DIMENSIONS}, **langs)
+        out = yield ask(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+                        **{f"{d}_annotations": verdicts[d] for d in DIMENSIONS}, **langs)
         final = merge_most_severe(list(out.errors), translation)
         return final, {"analysis": out.analysis, "answered": [e.model_dump() for e in out.errors]}
 
     @segment_aware  # also takes reference= and context= (SegmentInputs)
     def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        return run(self.judgment(source, translation, source_lang, target_lang))
+
+    @segment_aware
+    async def aforward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+        """:meth:`forward` for the async runner (``mt evaluate --judging async``): the same plan, awaited."""
+        return await arun(self.judgment(source, translation, source_lang, target_lang))
+
+    def judgment(self, source: str, translation: str, source_lang: str, target_lang: str) -> Plan:
+        """The whole judgment as a plan: stage 1, the debates (side by side), the final judge."""
         langs = dict(source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []
-        verdicts, rationale = self.assess(langs, source, translation, transcript)
+        verdicts, rationale = yield from self.assessing(langs, source, translation, transcript)
         found = any(verdicts[d] for d in DIMENSIONS)
         debates: dict[str, dict] = {}
         degraded: list[Degradation] = []
@@ -196,21 +217,8 @@ class MMAD(dspy.Module):
             cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
                                 opening=rationale[dimension] if self.config.opening == "stage1" else None, **langs)
                      for dimension in DIMENSIONS if self.debated(verdicts[dimension])]  # no debate: no call
-            outcomes = fan_out([functools.partial(self.argue, case) for case in cases])
-            for case, (outcome, fallback) in zip(cases, outcomes):
-                dimension = case.dimension
-                if fallback is not None:  # the stage-1 verdict stands for this dimension
-                    degraded.append(fallback)
-                    debates[dimension] = {"rounds": max((t["round"] for t in case.turns), default=0),
-                                          "consensus": None, "decided_by": "fallback"}
-                    transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
-                                       "turns": case.turns, "degraded": fallback.as_dict()})
-                    continue
-                verdicts[dimension] = _as_dimension(outcome.errors, dimension)
-                debates[dimension] = {"rounds": outcome.rounds, "consensus": outcome.consensus,
-                                      "decided_by": outcome.decided_by}
-                transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
-                                   "turns": case.turns})
+            outcomes = yield Together([self.arguing(case) for case in cases])
+            self.record_debates(cases, outcomes, verdicts, debates, degraded, transcript)
         merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
         policy = self.config.judge_policy
         if "stage3" in self.config.ablate:
@@ -221,7 +229,7 @@ class MMAD(dspy.Module):
             transcript.append({"stage": "stage3", "role": "judge", "skipped": reason})
         else:
             try:
-                final, extra = self.final_judgment(langs, source, translation, verdicts)
+                final, extra = yield from self.judging(langs, source, translation, verdicts)
             except UnusableAnswer as err:
                 fallback = stand_in(FALLBACKS["stage3"], err, self.strict)
                 degraded.append(fallback)
@@ -230,3 +238,22 @@ class MMAD(dspy.Module):
                                "errors": [e.model_dump() for e in final]})
         return dspy.Prediction(errors=final, score=wmt_mqm_score(final), transcript=transcript, debates=debates,
                                degraded=[d.as_dict() for d in degraded])
+
+    @staticmethod
+    def record_debates(cases: list, outcomes: list, verdicts: dict, debates: dict, degraded: list,
+                       transcript: list) -> None:
+        """Each debate's outcome into the verdicts and the transcript, or its fallback into ``degraded``."""
+        for case, (outcome, fallback) in zip(cases, outcomes):
+            dimension = case.dimension
+            if fallback is not None:  # the stage-1 verdict stands for this dimension
+                degraded.append(fallback)
+                debates[dimension] = {"rounds": max((t["round"] for t in case.turns), default=0),
+                                      "consensus": None, "decided_by": "fallback"}
+                transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
+                                   "turns": case.turns, "degraded": fallback.as_dict()})
+                continue
+            verdicts[dimension] = _as_dimension(outcome.errors, dimension)
+            debates[dimension] = {"rounds": outcome.rounds, "consensus": outcome.consensus,
+                                  "decided_by": outcome.decided_by}
+            transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
+                               "turns": case.turns})

@@ -17,8 +17,10 @@ import dspy
 
 from tribunal.core.judges import JUDGES
 from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
+from tribunal.core.async_scheduling import acall_slot
 from tribunal.core.scheduling import call_slot
 from tribunal.programs.answers import ask, tolerant_answers
+from tribunal.programs.answers.reask import aask
 from tribunal.programs.mqm.sampling import rollout_config
 from tribunal.programs.mqm.segment_inputs import given_to
 
@@ -38,9 +40,16 @@ def current_subject() -> str | None:
 
 def about(subject: str, call: Any, *args: Any, **kwargs: Any) -> Any:
     """``call(*args, **kwargs)`` with its LM calls tagged as being about ``subject`` (e.g. a debate's dimension)."""
+    with concerning(subject):
+        return call(*args, **kwargs)
+
+
+@contextlib.contextmanager
+def concerning(subject: str):
+    """The LM calls made inside are tagged as being about ``subject`` (:func:`current_subject`)."""
     token = _SUBJECT.set(subject)
     try:
-        return call(*args, **kwargs)
+        yield
     finally:
         _SUBJECT.reset(token)
 
@@ -98,11 +107,31 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     """
     token = _CALL.set((stage, role))
     try:
-        lm = lms.for_role(role) if lms else None
-        sends = getattr(predictor, "lm", None) or lm or dspy.settings.lm  # the LM the predictor will call
-        deferred = bool(getattr(sends, "takes_call_slots", False))  # it holds the slot around its requests only
+        lm, deferred = _route(lms, role, predictor)
         with call_slot(stage, deferred), tolerant_answers(), \
                 dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())
     finally:
         _CALL.reset(token)
+
+
+async def ainvoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None,
+                  **inputs: Any) -> Any:
+    """:func:`invoke` for coroutines (``mt evaluate --judging async``): the slot awaited, the predictor's
+    ``acall`` asked by the same re-ask rule (:func:`tribunal.programs.answers.reask.aask`)."""
+    token = _CALL.set((stage, role))
+    try:
+        lm, deferred = _route(lms, role, predictor)
+        async with acall_slot(stage, deferred):
+            with tolerant_answers(), dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
+                return await aask(predictor, check=check, role=role, **inputs, **given_to(predictor),
+                                  **rollout_config())
+    finally:
+        _CALL.reset(token)
+
+
+def _route(lms: RoleLMs | None, role: str, predictor: Any) -> tuple[Any, bool]:
+    """``(role's LM or None for DSPy's, whether the LM holds the slot around its requests only)``."""
+    lm = lms.for_role(role) if lms else None
+    sends = getattr(predictor, "lm", None) or lm or dspy.settings.lm  # the LM the predictor will call
+    return lm, bool(getattr(sends, "takes_call_slots", False))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 import re
 from typing import Any, Callable
 
@@ -78,23 +79,38 @@ def with_segment_inputs(program: Any, inputs: SegmentInputs | None) -> Any:
 
 
 def segment_aware(forward: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorate a judge's ``forward`` so it takes ``reference=`` and ``context=`` for its predictor calls."""
+    """Decorate a judge's ``forward`` (or ``async`` ``aforward``) so it takes ``reference=`` and ``context=``
+    for its predictor calls."""
+    if inspect.iscoroutinefunction(forward):
+        @functools.wraps(forward)
+        async def ajudged(self: Any, *args: Any, reference: str | None = None, context: Any = None,
+                          **kwargs: Any) -> Any:
+            token = _GIVEN.set(_given(reference, context))
+            try:
+                return await forward(self, *args, **kwargs)
+            finally:
+                _GIVEN.reset(token)
+
+        return ajudged
 
     @functools.wraps(forward)
     def judged(self: Any, *args: Any, reference: str | None = None, context: Any = None, **kwargs: Any) -> Any:
-        given = {}
-        if reference is not None:
-            given["reference"] = reference
-        if context is not None:
-            given["context"] = [c if isinstance(c, ContextSegment) else ContextSegment.model_validate(c)
-                                for c in context]
-        token = _GIVEN.set(given)
+        token = _GIVEN.set(_given(reference, context))
         try:
             return forward(self, *args, **kwargs)
         finally:
             _GIVEN.reset(token)
 
     return judged
+
+
+def _given(reference: str | None, context: Any) -> dict[str, Any]:
+    given: dict[str, Any] = {}
+    if reference is not None:
+        given["reference"] = reference
+    if context is not None:
+        given["context"] = [c if isinstance(c, ContextSegment) else ContextSegment.model_validate(c) for c in context]
+    return given
 
 
 def given_to(predictor: Any) -> dict[str, Any]:

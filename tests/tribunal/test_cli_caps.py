@@ -6,6 +6,8 @@ the spend is real arithmetic; every request that reaches it is counted.
 
 from __future__ import annotations
 
+import pytest
+
 import io
 import json
 
@@ -19,6 +21,9 @@ from tribunal import read_run_summary
 from tribunal.cli import app
 from tribunal.cli.mt_evaluate import print_summary
 from tribunal.errors import EXIT_CAPPED
+from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
+
+pytestmark = pytest.mark.usefixtures("either_judging")
 
 MODEL = "openai/gpt-4o-mini"
 

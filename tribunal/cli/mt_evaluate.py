@@ -69,6 +69,10 @@ def evaluate(
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
     rated_only: Optional[bool] = typer.Option(None, "--rated-only", help="Only cells with a gold MQM score."),
     concurrency: Optional[int] = typer.Option(None, "--concurrency", help="At most N LM calls in flight (default: 8)."),
+    judging: Optional[str] = typer.Option(
+        None, "--judging", metavar="threads|async",
+        help="How items are judged: threads (default) or async (coroutines on one event loop, a call in flight "
+             "costs a task and a socket; --concurrency up to 4096; GEMBA-MQM and M-MAD's consensus debate)."),
     processes: Optional[int] = typer.Option(
         None, "--processes", help="Worker processes sharing those calls (default: 1; try 2 or more at high concurrency)."
     ),
@@ -118,7 +122,7 @@ def evaluate(
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},
              "batch": {"enabled": batch, "poll_seconds": batch_poll},
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
-             "concurrency": concurrency, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored,
+             "concurrency": concurrency, "judging": judging, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored,
              "strict": strict, "degraded": degraded}
     for option, value in {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic}.items():
         owner = JUDGES.owner(option)  # a setting of the judge that takes the option, in its section

@@ -106,8 +106,14 @@ class Scheduler:
 
     def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
                  gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None,
-                 nested: Executor | None = None):
+                 nested: Executor | None = None, in_order: bool = False):
         self.slots, self.executor, self.gather, self.nested = slots, executor, gather, nested
+        self.in_order = in_order  # the async runner's --no-fan-out: an item's calls one after another
+
+
+def current_scheduler() -> "Scheduler | None":
+    """The scheduler the enclosed program calls run under (None: none)."""
+    return _SCHEDULER.get()
 
 
 _SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
@@ -145,6 +151,14 @@ def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.Ab
     client's own work on a call (the prompt, the parsing) is done outside the slot and a slot is
     held only while its request is out (an LM that says it does so: ``takes_call_slots``).
     """
+    plan = slot_plan(stage, deferred)
+    return plan if isinstance(plan, contextlib.AbstractContextManager) else plan[0].hold(plan[1])
+
+
+def slot_plan(stage: str | None, deferred: bool) -> contextlib.AbstractContextManager | tuple[Any, float]:
+    """What :func:`call_slot` holds: a context manager needing no wait (nothing, the deferral, the
+    item's ticket), or ``(slots, priority)`` to wait at (shared with the async path,
+    :func:`tribunal.core.async_scheduling.acall_slot`)."""
     if deferred:
         return _deferring(stage)
     scheduler = _SCHEDULER.get()
@@ -154,7 +168,12 @@ def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.Ab
     if ticket is not None and ticket.claim():
         return _claimed(ticket)
     ahead = _AHEAD.get()
-    return scheduler.slots.hold(call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead))
+    return scheduler.slots, call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead)
+
+
+def deferred_stage() -> tuple[str | None] | None:
+    """The stage of the deferred :func:`call_slot` this code runs in (``(stage,)``), else None."""
+    return _DEFERRED.get()
 
 
 @contextlib.contextmanager

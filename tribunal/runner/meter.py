@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any, Iterator
 
 from tribunal.programs.answers.reask import current_reask
-from tribunal.programs.call_observers import CallObserver, observing
+from tribunal.programs.call_observers import CallObserver, current_lm_call, observing
 from tribunal.programs.mqm.roles import current_call
 
 from dspy.utils.callback import BaseCallback  # a real subclass, so DSPy dispatches to it
@@ -95,7 +95,8 @@ class UsageMeter(BaseCallback, CallObserver):
         usage = usage or {}
         prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
         with self._lock:
-            call_id = self._open.get(threading.get_ident())
+            # tribunal's own LM names its call in the context (one thread may run many calls: --judging async)
+            call_id = current_lm_call() or self._open.get(threading.get_ident())
             if call_id is not None:
                 self._paid.add(call_id)
             for key in self._keys():

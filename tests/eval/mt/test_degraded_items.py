@@ -23,6 +23,9 @@ from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.signatures.mqm.errors import DimensionError
 
 from .helpers import KEY_ENV, SECRET, loopback_config
+from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
+
+pytestmark = pytest.mark.usefixtures("either_judging")
 
 OFF = TrackingSettings(enabled=False)
 

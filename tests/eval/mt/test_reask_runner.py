@@ -18,6 +18,7 @@ from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 from .helpers import KEY_ENV, SECRET, loopback_config
+from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
 
 OFF = TrackingSettings(enabled=False)
 KINDS = ("refusal", "wrong-keys", "truncated")
@@ -57,6 +58,7 @@ class FirstAnswerBad:
             return kind
 
 
+@pytest.mark.usefixtures("either_judging")
 def test_one_unusable_answer_costs_one_reask_not_the_item(tmp_path, api_key):
     with loopback_server(synthetic_judge) as (api_base, state):
         clean = run_evaluation(_config(api_base, tmp_path / "clean", limit=9), OFF)
@@ -92,6 +94,7 @@ def _always_bad(kinds_by_item):
     return fault
 
 
+@pytest.mark.usefixtures("either_judging")
 def test_each_unscored_kind_has_a_one_line_reason_and_a_transcript_of_every_call(tmp_path, api_key):
     with loopback_server(synthetic_judge, _always_bad(KINDS)) as (api_base, state):
         result = run_evaluation(_config(api_base, tmp_path / "out", limit=6, concurrency=1), OFF)
@@ -112,6 +115,7 @@ def test_each_unscored_kind_has_a_one_line_reason_and_a_transcript_of_every_call
     assert summary["lm_reasks_by_kind"] == {"refusal": 2, "truncated": 2, "unparseable": 2}  # one budget for every kind
 
 
+@pytest.mark.usefixtures("either_judging")
 def test_invalid_values_are_reasked_and_then_unscored_in_words(tmp_path, api_key):
     def responder(name, inputs):
         answer = synthetic_judge(name, inputs)
@@ -126,6 +130,7 @@ def test_invalid_values_are_reasked_and_then_unscored_in_words(tmp_path, api_key
     assert "asked 3 times" in reason and result.summary["lm_reasks_by_kind"] == {"invalid": 4}
 
 
+@pytest.mark.usefixtures("either_judging")
 def test_retry_unscored_reaches_the_provider_again(tmp_path, api_key):
     refuse = _always_bad(("refusal",))  # the first item's accuracy agent refuses, while ``bad`` is on
     bad = {"on": True}

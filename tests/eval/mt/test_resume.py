@@ -22,8 +22,8 @@ from .helpers import KEY_ENV, SECRET, wmt23
 TRIBUNAL = str(Path(sys.executable).parent / "tribunal")
 
 
-def command(api_base: str, out: Path) -> list[str]:
-    return [TRIBUNAL, "mt", "evaluate", "--data", str(wmt23()), "--lp", "zh-en", "--lm", "openai/loopback-judge",
+def command(api_base: str, out: Path, judging: str = "threads") -> list[str]:
+    return [TRIBUNAL, "mt", "evaluate", "--judging", judging, "--data", str(wmt23()), "--lp", "zh-en", "--lm", "openai/loopback-judge",
             "--api-base", api_base, "--api-key-env", KEY_ENV, "--limit", "16", "--concurrency", "2",
             "--demos", "0", "--out", str(out), "--no-track"]
 
@@ -41,13 +41,14 @@ def hit_keys(hits) -> set[str]:
 
 
 @pytest.mark.slow
-def test_killed_run_resumes_without_repeating_calls_and_matches_an_uninterrupted_run(tmp_path):
+@pytest.mark.parametrize("judging", ["threads", "async"])
+def test_killed_run_resumes_without_repeating_calls_and_matches_an_uninterrupted_run(tmp_path, judging):
     env = os.environ | {KEY_ENV: SECRET, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "DSPY_CACHEDIR": str(tmp_path / "c")}
     out, clean_out = tmp_path / "killed", tmp_path / "clean"
     with loopback_server(synthetic_judge) as (api_base, state):
         # Once four items are journaled the server holds every new call: the kill lands mid-run for sure.
         state.gate = gate = Gate(lambda: len(journaled(out)) >= 4)
-        process = subprocess.Popen(command(api_base, out), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(command(api_base, out, judging), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         wait_for(lambda: gate.held > 0 or process.poll() is not None, "the run to reach the held calls")
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
@@ -57,13 +58,13 @@ def test_killed_run_resumes_without_repeating_calls_and_matches_an_uninterrupted
         first_hits = len(state.hits)
         # Fresh response cache: only the journal may save the calls.
         env["DSPY_CACHEDIR"] = str(tmp_path / "c2")
-        done = subprocess.run(command(api_base, out), env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(command(api_base, out, judging), env=env, capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         assert "resumed from journal" in done.stdout
         resumed_hits = state.hits[first_hits:]
         assert hit_keys(resumed_hits), "the unfinished items were judged"
         assert not hit_keys(resumed_hits) & finished, "no LM call for an item finished before the kill"
-        clean = subprocess.run(command(api_base, clean_out), env=env | {"DSPY_CACHEDIR": str(tmp_path / "c3")},
+        clean = subprocess.run(command(api_base, clean_out, judging), env=env | {"DSPY_CACHEDIR": str(tmp_path / "c3")},
                                capture_output=True, text=True, timeout=120)
         assert clean.returncode == 0, clean.stderr
     name = "metric-scores/zh-en/M-MAD-src.seg.score"

@@ -14,6 +14,9 @@ from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 from .helpers import KEY_ENV, SECRET, loopback_config
+from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
+
+pytestmark = pytest.mark.usefixtures("either_judging")
 
 FAULTS = {0: "500", 1: "garbage", 2: "429", 3: "timeout"}
 
