@@ -335,7 +335,9 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
             print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)}; "
                   f"peak resident memory {run['rss_mb']:.0f} MB")
             print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
-                  f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s")
+                  f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s; by generation " +
+                  ", ".join(f"{g}: {sum(1 for p in judging if p[0] == g)} in "
+                            f"{sum(p[2] for p in judging if p[0] == g):.2f} s" for g in (0, 1, 2)))
             runs.append(run)
         if name == "slots":
             plot(runs, workload.concurrency, args.plot)
