@@ -11,8 +11,18 @@ program serves every item (a task holds no state on it between its awaits that a
 
 What differs: a Ctrl-C cancels the items in flight (their finished calls stay in the response
 cache; a rerun resumes from the journal) instead of waiting for them; items in flight are bounded
-by the slots alone (no thread ceiling). The judge needs an async form (``aforward``: GEMBA-MQM,
-M-MAD with the ``consensus`` debate); :func:`require_async` says which ones do not.
+by the slots alone (no thread ceiling).
+
+The judge needs an async form (``aforward``). Every MT judge of the registry has one, with every
+setting: M-MAD with each debate strategy of the registry (consensus, deliberation, interactive-review,
+consultancy-review), GEMBA-MQM, GEMBA-MQM V2, GEMBA-ESA, EAPrompt, MQM-APE, error-free and joint-mqm,
+sampled ensembles (``--samples``) of any of them too. Each is written once as a plan
+(:mod:`tribunal.programs.mqm.planned`), which ``forward`` runs on threads and ``aforward`` awaits, so
+both paths make the same calls. :func:`require_async` refuses, before any call, a judge added without
+one (or holding a sub-module without one, e.g. a debate strategy registered with ``forward`` only). A
+judge of a source's candidates together (joint-mqm) is run once per source
+(:func:`~tribunal.eval.mt.groups.ajudge_group`, the same results as the threaded
+:func:`~tribunal.eval.mt.groups.judge_group`).
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from tribunal.core.mt_item import JudgeItem
 from tribunal.core.scheduling import Scheduler, Ticket, admission_priority, scheduled
 from tribunal.errors import SpendingCapReached, UserError
 from tribunal.eval.mt.ensemble import apredict
+from tribunal.eval.mt.groups import ajudge_group, judging_units
 from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.judging import item_inputs, item_judging
 from tribunal.runner.collector import steady_collector
@@ -58,33 +69,40 @@ def require_async(program: Any) -> None:
 def ajudge_all(make_program: Callable[[], Any], items: Iterable[JudgeItem], languages: dict[str, str],
                journal: Journal, concurrency: int = 8, on_result: Callable[[ItemResult], None] | None = None,
                fan_out: bool = True, sampling: Any = None, cap: Any = None, together: bool = False) -> None:
-    """:func:`~tribunal.eval.mt.judging.judge_all` on one event loop (see the module docstring)."""
-    if together:
-        raise UserError("--judging async does not judge a source's candidates together yet; use --judging threads")
+    """:func:`~tribunal.eval.mt.judging.judge_all` on one event loop (see the module docstring); ``together``:
+    a unit of work is a source's items, judged in one program call (:mod:`tribunal.eval.mt.groups`)."""
     program = make_program()
     require_async(program)
+    units = judging_units(items, together)
+
+    async def judge_unit(unit: list[JudgeItem]) -> list[ItemResult]:
+        if together:
+            return await ajudge_group(program, unit, languages)
+        return [await ajudge_item(program, unit[0], languages, sampling)]
+
     with steady_collector():
-        asyncio.run(_judge_all(program, items, languages, journal, concurrency, on_result, fan_out, sampling, cap))
+        asyncio.run(_judge_all(program, judge_unit, units, journal, concurrency, on_result, fan_out, cap))
 
 
-async def _judge_all(program: Any, items: Iterable[JudgeItem], languages: dict[str, str], journal: Journal,
-                     concurrency: int, on_result: Callable[[ItemResult], None] | None, fan_out: bool,
-                     sampling: Any, cap: Any) -> None:
+async def _judge_all(program: Any, judge_unit: Callable[[list[JudgeItem]], Any], units: list[list[JudgeItem]],
+                     journal: Journal, concurrency: int, on_result: Callable[[ItemResult], None] | None,
+                     fan_out: bool, cap: Any) -> None:
     slots = AsyncCallSlots(concurrency)
     scheduler = Scheduler(slots, in_order=not fan_out)
     running: set[asyncio.Task] = set()
     failed: list[BaseException] = []
     settled = asyncio.Event()  # set when no item runs (or one raised a bug)
 
-    async def work(number: int, item: JudgeItem, ticket: Ticket) -> None:
+    async def work(number: int, unit: list[JudgeItem], ticket: Ticket) -> None:
         try:
             with scheduled(scheduler, priority=number, ticket=ticket):
-                result = await ajudge_item(program, item, languages, sampling)
+                results = await judge_unit(unit)
         except SpendingCapReached:
             return  # cut short by the cap: left for the resumed run
-        await asyncio.to_thread(journal.append, result)  # the fsync off the loop
-        if on_result:
-            on_result(result)
+        for result in results:
+            await asyncio.to_thread(journal.append, result)  # the fsync off the loop
+            if on_result:
+                on_result(result)
 
     def landed(task: asyncio.Task) -> None:
         running.discard(task)
@@ -93,7 +111,7 @@ async def _judge_all(program: Any, items: Iterable[JudgeItem], languages: dict[s
         if failed or not running:
             settled.set()
 
-    pending = enumerate(items)
+    pending = enumerate(units)
     admitted = 0  # items started so far: the number of the next one
     try:
         while not failed:

@@ -5,13 +5,16 @@ on all of its pending translations (:func:`judging_units`); :func:`judge_group` 
 judgments into one :class:`~tribunal.core.item_result.ItemResult` per item, so the journal, the score
 files, the report and meta-evaluation see them as any other judge's. A group the judge could not answer
 leaves every item of it unscored with the reason (never a zero). The group's LM usage is booked on its
-first item (the others carry none), so the run's call and token totals stay exact.
+first item (the others carry none), so the run's call and token totals stay exact. :func:`ajudge_group` is
+its twin on the async runner (``--judging async``): the same results, built by the same :func:`group_judging`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
-from typing import Any, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
 
 from tribunal.core.item_result import ItemResult
 from tribunal.core.mt_item import JudgeItem
@@ -49,19 +52,53 @@ def _unscored(items: list[JudgeItem], exc: BaseException, meter: UsageMeter, log
             for n, item in enumerate(items)]
 
 
-def judge_group(program: Any, items: list[JudgeItem], languages: dict[str, str]) -> list[ItemResult]:
-    """Judge the candidates of one source together under a fresh usage meter: one result per item."""
+@dataclass
+class JudgedGroup:
+    """What :func:`group_judging` is given (``prediction``: the judge's per-candidate judgments) and makes of
+    it (``results``)."""
+
+    prediction: Any = None
+    results: list[ItemResult] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def group_judging(items: list[JudgeItem]) -> Iterator[JudgedGroup]:
+    """Around one group's prediction (threads or coroutines): a fresh usage meter and call log, and one
+    :class:`ItemResult` per item: scored from ``prediction``, or all unscored with the failure's reason (a
+    bug propagates)."""
     meter, log = UsageMeter(), CallLog()
     started = time.perf_counter()
+    judged = JudgedGroup()
     with metering(meter), recording(log):
         try:
-            prediction = program(source=items[0].source, candidates=[i.translation for i in items], **languages)
+            yield judged
         except Exception as exc:  # classified; anything unknown is a bug and propagates
-            return _unscored(items, exc, meter, log, time.perf_counter() - started)
+            judged.results = _unscored(items, exc, meter, log, time.perf_counter() - started)
+            return
     seconds = time.perf_counter() - started
     group = {"group": group_key(items), "members": [i.key for i in items]}
-    return [ItemResult(key=item.key, status="scored", score=float(judged.score),
-                       errors=[e.model_dump() for e in judged.errors],
-                       transcript=[{**step, **group} for step in judged.transcript], debates={},
-                       usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
-            for n, (item, judged) in enumerate(zip(items, prediction.judgments, strict=True))]
+    judged.results = [
+        ItemResult(key=item.key, status="scored", score=float(judgment.score),
+                   errors=[e.model_dump() for e in judgment.errors],
+                   transcript=[{**step, **group} for step in judgment.transcript], debates={},
+                   usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
+        for n, (item, judgment) in enumerate(zip(items, judged.prediction.judgments, strict=True))]
+
+
+def group_inputs(items: list[JudgeItem], languages: dict[str, str]) -> dict[str, Any]:
+    """The program's inputs for a group: the source and every candidate, in the group's order."""
+    return dict(source=items[0].source, candidates=[i.translation for i in items], **languages)
+
+
+def judge_group(program: Any, items: list[JudgeItem], languages: dict[str, str]) -> list[ItemResult]:
+    """Judge the candidates of one source together under a fresh usage meter: one result per item."""
+    with group_judging(items) as judged:
+        judged.prediction = program(**group_inputs(items, languages))
+    return judged.results
+
+
+async def ajudge_group(program: Any, items: list[JudgeItem], languages: dict[str, str]) -> list[ItemResult]:
+    """:func:`judge_group` as a coroutine (``program.acall``, ``mt evaluate --judging async``)."""
+    with group_judging(items) as judged:
+        judged.prediction = await program.acall(**group_inputs(items, languages))
+    return judged.results

@@ -9,7 +9,7 @@
 
 Calls per item: 1 + 2 per error found (a clean translation costs 1). The post-edit and check of
 different errors are independent: under a runner's scheduler they run side by side
-(:func:`~tribunal.core.scheduling.fan_out`); errors keep the evaluator's order either way.
+(a :class:`~tribunal.programs.mqm.plans.Together`); errors keep the evaluator's order either way.
 
 A post-editor or verifier that stays unusable after its re-asks falls back to what the method is
 without its filter (:data:`FALLBACK`): that error is kept as the evaluator annotated it (GEMBA-MQM's
@@ -22,7 +22,6 @@ its post-edit changed the translation (the post-editor found something to fix).
 
 from __future__ import annotations
 
-import functools
 from typing import Literal
 
 import dspy
@@ -30,10 +29,10 @@ from pydantic import BaseModel, ConfigDict
 
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Fallback, stand_in
-from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.core.scheduling import fan_out
+from tribunal.programs.mqm.plans import Plan, Together, ask
+from tribunal.programs.mqm.planned import SegmentJudge
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import ape_mqm_score
-from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.errors import GembaError
 from tribunal.signatures.mqm.gemba import GembaMQM
 from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
@@ -52,7 +51,7 @@ class APEConfig(BaseModel):
     ablate: tuple[Literal["verifier"], ...] = ()
 
 
-class MQMAPEJudge(dspy.Module):
+class MQMAPEJudge(SegmentJudge):
     """MQM-APE; ``forward`` returns the kept ``errors``, their MQM ``score``, a ``transcript`` and ``degraded``."""
 
     strict = False  # True: no fallback (set by the runner, --strict)
@@ -67,32 +66,29 @@ class MQMAPEJudge(dspy.Module):
         if self.verified:
             self.verify = dspy.Predict(PairwiseQuality)
 
-    def check(self, langs: dict, source: str, translation: str, error: GembaError) -> dict:
+    def checking(self, langs: dict, source: str, translation: str, error: GembaError) -> Plan:
         """Post-edit ``error`` away, then decide whether it stays: ``{"error", "post_edit", "kept", ...}``; an
-        unusable post-editor or verifier keeps the error (``{"error", "kept": True, "degraded": ...}``)."""
+        unusable post-editor or verifier keeps the error (``{"error", "kept": True, "degraded": ...}``). A plan."""
         try:
-            return self._post_edit_and_verify(langs, source, translation, error)
+            edited = (yield ask(self.lms, "post_editor", "post_edit", self.post_edit, source=source,
+                                translation=translation, error=error, **langs)).post_edit
+            record = {"error": error.model_dump(), "post_edit": edited}
+            if not self.verified:
+                return record | {"kept": edited.strip() != translation.strip()}
+            better = (yield ask(self.lms, "verifier", "verify", self.verify, source=source, translation_a=translation,
+                                translation_b=edited, **langs)).better
+            return record | {"better": better, "kept": better == "B"}
         except UnusableAnswer as err:
             fallback = stand_in(FALLBACK, err, self.strict, error.span)
             return {"error": error.model_dump(), "kept": True, "degraded": fallback.as_dict()}
 
-    def _post_edit_and_verify(self, langs: dict, source: str, translation: str, error: GembaError) -> dict:
-        edited = invoke(self.lms, "post_editor", "post_edit", self.post_edit, source=source,
-                        translation=translation, error=error, **langs).post_edit
-        record = {"error": error.model_dump(), "post_edit": edited}
-        if not self.verified:
-            return record | {"kept": edited.strip() != translation.strip()}
-        better = invoke(self.lms, "verifier", "verify", self.verify, source=source, translation_a=translation,
-                        translation_b=edited, **langs).better
-        return record | {"better": better, "kept": better == "B"}
-
-    @segment_aware  # also takes reference= and context= (SegmentInputs)
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
+        """The evaluator's errors, then each one's post-edit and check (side by side), the kept ones scored."""
         langs = dict(source_lang=source_lang, target_lang=target_lang)
-        found = list(invoke(self.lms, "evaluator", "evaluate", self.evaluate, source=source,
-                            translation=translation, **langs).errors)
+        found = list((yield ask(self.lms, "evaluator", "evaluate", self.evaluate, source=source,
+                                translation=translation, **langs)).errors)
         transcript: list[dict] = [{"stage": "evaluate", "role": "evaluator", "errors": [e.model_dump() for e in found]}]
-        checks = fan_out([functools.partial(self.check, langs, source, translation, e) for e in found])
+        checks = yield Together([self.checking(langs, source, translation, e) for e in found])
         transcript += [{"stage": "verify" if self.verified else "post_edit", **check} for check in checks]
         kept = [error for error, check in zip(found, checks) if check["kept"]]
         degraded = [check["degraded"] for check in checks if "degraded" in check]

@@ -17,7 +17,8 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
-from tribunal.programs.mqm.plans import Plan, arun, ask, run
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import Planned
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.core.scheduling import calls_ahead
 from tribunal.signatures.mqm.consensus import ConsensusCheck
@@ -25,7 +26,7 @@ from tribunal.signatures.mqm.debater import DebateTurn
 
 
 @register_strategy("consensus")
-class ConsensusDebate(dspy.Module):
+class ConsensusDebate(Planned):
     def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, separate_check: bool = False,
                  debaters: str = "free"):
         super().__init__()
@@ -51,15 +52,8 @@ class ConsensusDebate(dspy.Module):
         case.add_turn("consensus", round_, f"consensus={bool(check.consensus)}")
         return bool(check.consensus)
 
-    def forward(self, case: DebateCase) -> DebateOutcome:
-        return run(self.arguing(case))
-
-    async def aforward(self, case: DebateCase) -> DebateOutcome:
-        """:meth:`forward` for the async runner: the same plan, its calls awaited."""
-        return await arun(self.arguing(case))
-
-    def arguing(self, case: DebateCase) -> Plan:
-        """The debate as a plan: the minor-leaning protocol, or free-stance turns."""
+    def plan(self, case: DebateCase) -> Plan:
+        """The debate as a plan (its :class:`DebateOutcome`): the minor-leaning protocol, or free-stance turns."""
         if hasattr(self, "debaters"):
             return (yield from self.minor_leaning(case))
         defended, opposed = case.assessment, None

@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import dspy
 
-from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer, invoke
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import SegmentJudge
+from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer
 from tribunal.programs.mqm.scoring import count_score
-from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.eaprompt import ErrorAnalysis
 
 
-class EAPromptJudge(dspy.Module):
+class EAPromptJudge(SegmentJudge):
     def __init__(self, lms: RoleLMs | None = None):
         super().__init__()
         self.lms = lms
         self.analyse = dspy.Predict(ErrorAnalysis)
 
-    @segment_aware  # also takes reference= and context= (SegmentInputs)
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        out = invoke(self.lms, "eaprompt", "eaprompt", self.analyse, source=source, translation=translation,
-                     source_lang=source_lang, target_lang=target_lang)
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
+        """The error analysis, then its counts scored."""
+        out = yield ask(self.lms, "eaprompt", "eaprompt", self.analyse, source=source, translation=translation,
+                        source_lang=source_lang, target_lang=target_lang)
         major, minor = int(out.major_errors), int(out.minor_errors)
         if major < 0 or minor < 0:
             raise UnusableAnswer(f"negative error count (major={major}, minor={minor})")

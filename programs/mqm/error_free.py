@@ -8,23 +8,24 @@ from __future__ import annotations
 
 import dspy
 
-from tribunal.programs.mqm.roles import RoleLMs, invoke
-from tribunal.programs.mqm.segment_inputs import segment_aware
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import SegmentJudge
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.signatures.mqm.error_free import ErrorFree
 
 ERROR_FREE_SCORE, HAS_ERRORS_SCORE = 100.0, 0.0
 
 
-class ErrorFreeJudge(dspy.Module):
+class ErrorFreeJudge(SegmentJudge):
     def __init__(self, lms: RoleLMs | None = None):
         super().__init__()
         self.lms = lms
         self.decide = dspy.Predict(ErrorFree)
 
-    @segment_aware  # also takes reference= and context= (SegmentInputs); WMT26 allows no reference here
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        out = invoke(self.lms, "error_free", "error_free", self.decide, source=source, translation=translation,
-                     source_lang=source_lang, target_lang=target_lang)
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
+        """The one yes/no call (the reference and context inputs too, where given; WMT26 allows no reference)."""
+        out = yield ask(self.lms, "error_free", "error_free", self.decide, source=source, translation=translation,
+                        source_lang=source_lang, target_lang=target_lang)
         verdict = bool(out.error_free)
         transcript = [{"stage": "error_free", "role": "error_free", "error_free": verdict}]
         return dspy.Prediction(errors=[], score=ERROR_FREE_SCORE if verdict else HAS_ERRORS_SCORE,

@@ -19,8 +19,9 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, ConfigDict
 
-from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer, invoke
-from tribunal.programs.mqm.segment_inputs import segment_aware
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import SegmentJudge
+from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer
 from tribunal.signatures.mqm.esa_score import ESA_MAX, ESA_MIN, DirectScore, ESAScore
 from tribunal.signatures.mqm.esa_spans import ESASpans
 
@@ -44,7 +45,7 @@ def checked_score(value: float) -> float:
     return score
 
 
-class GembaESAJudge(dspy.Module):
+class GembaESAJudge(SegmentJudge):
     """GEMBA-ESA; ``forward`` returns ``errors`` (the spans), ``score`` (0-100) and a ``transcript``."""
 
     def __init__(self, config: ESAConfig | None = None, lms: RoleLMs | None = None):
@@ -56,17 +57,17 @@ class GembaESAJudge(dspy.Module):
             self.annotate = dspy.Predict(ESASpans)
         self.rate = dspy.Predict(ESAScore if self.marks_spans else DirectScore)
 
-    @segment_aware  # also takes reference= and context= (SegmentInputs)
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
+        """The error spans (unless ablated), then the 0-100 score given them."""
         inputs = dict(source=source, translation=translation, source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []
         errors: list = []
         if self.marks_spans:
-            errors = list(invoke(self.lms, "evaluator", "spans", self.annotate, **inputs).errors)
+            errors = list((yield ask(self.lms, "evaluator", "spans", self.annotate, **inputs)).errors)
             transcript.append({"stage": "spans", "role": "evaluator", "errors": [e.model_dump() for e in errors]})
-            out = invoke(self.lms, "scorer", "score", self.rate, errors=errors, **inputs)
+            out = yield ask(self.lms, "scorer", "score", self.rate, errors=errors, **inputs)
         else:
-            out = invoke(self.lms, "scorer", "score", self.rate, **inputs)
+            out = yield ask(self.lms, "scorer", "score", self.rate, **inputs)
         score = checked_score(out.score)
         transcript.append({"stage": "score", "role": "scorer", "score": score})
         return dspy.Prediction(errors=errors, score=score, scale=SCALE, transcript=transcript, debates={})

@@ -4,34 +4,28 @@ from __future__ import annotations
 
 import dspy
 
-from tribunal.programs.mqm.roles import RoleLMs, ainvoke, invoke
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import SegmentJudge
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import gemba_mqm_score
-from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.gemba import GembaMQM
 
 
-class GembaMQMJudge(dspy.Module):
+class GembaMQMJudge(SegmentJudge):
     def __init__(self, lms: RoleLMs | None = None):
         super().__init__()
         self.lms = lms
         self.annotate = dspy.Predict(GembaMQM)
 
-    @segment_aware  # also takes reference= and context= (SegmentInputs)
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        out = invoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
-                     source_lang=source_lang, target_lang=target_lang)
-        return self.judged(out)
-
-    @segment_aware
-    async def aforward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        """:meth:`forward` for the async runner (``mt evaluate --judging async``)."""
-        out = await ainvoke(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
-                            source_lang=source_lang, target_lang=target_lang)
-        return self.judged(out)
-
-    @staticmethod
-    def judged(out):
-        """The judgment from the annotator's answer."""
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
+        """The one annotator call, then its errors scored (:meth:`score_of`)."""
+        out = yield ask(self.lms, "gemba", "gemba", self.annotate, source=source, translation=translation,
+                        source_lang=source_lang, target_lang=target_lang)
         errors = list(out.errors)
         transcript = [{"stage": "gemba", "role": "gemba", "errors": [e.model_dump() for e in errors]}]
-        return dspy.Prediction(errors=errors, score=gemba_mqm_score(errors), transcript=transcript, debates={})
+        return dspy.Prediction(errors=errors, score=self.score_of(errors), transcript=transcript, debates={})
+
+    @staticmethod
+    def score_of(errors: list) -> float:
+        """The item's score from its errors: GEMBA-MQM's scheme."""
+        return gemba_mqm_score(errors)

@@ -39,8 +39,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-import dspy
-
 from tribunal.programs.mqm.gemba import GembaMQMJudge
 from tribunal.programs.mqm.gemba_v2_aggregation import PUBLISHED_SAMPLES
 from tribunal.programs.mqm.scoring import GEMBA_WEIGHTS
@@ -63,7 +61,7 @@ def gemba_v2_score(errors: Iterable[GembaError]) -> float:
 class GembaMQMV2Judge(GembaMQMJudge):
     """GEMBA-MQM's call, scored the V2 way (one judgment; the preset samples it 10 times)."""
 
-    def forward(self, *args, **kwargs):
-        out = super().forward(*args, **kwargs)
-        return dspy.Prediction(errors=out.errors, score=gemba_v2_score(out.errors), transcript=out.transcript,
-                               debates=out.debates)
+    @staticmethod
+    def score_of(errors: list) -> float:
+        """V2's score (:func:`gemba_v2_score`): the same plan as GEMBA-MQM on threads and on ``--judging async``."""
+        return gemba_v2_score(errors)

@@ -21,9 +21,10 @@ from typing import Literal
 import dspy
 from pydantic import BaseModel, ConfigDict
 
-from tribunal.core.scheduling import fan_out
 from tribunal.programs.answers.unusable import UnusableAnswer
-from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.plans import Plan, Together, ask
+from tribunal.programs.mqm.planned import Planned
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import gemba_mqm_score
 from tribunal.signatures.mqm.joint import Candidate, JointMQM
 
@@ -61,8 +62,9 @@ def _labels_check(expected: list[str]):
     return check
 
 
-class JointMQMJudge(dspy.Module):
-    """Judges every candidate of one source together (see the module docstring)."""
+class JointMQMJudge(Planned):
+    """Judges every candidate of one source together (see the module docstring): ``forward(source, candidates,
+    source_lang="", target_lang="")``, or ``aforward`` on the async runner, runs :meth:`plan`."""
 
     judges_candidates_together = True
 
@@ -72,23 +74,23 @@ class JointMQMJudge(dspy.Module):
         self.lms = lms
         self.annotate = dspy.Predict(JointMQM)
 
-    def _ask(self, order: list[int], candidates: list[str], source: str, languages: dict[str, str]) -> dict:
-        """One call with the candidates shown in ``order``: ``{canonical index: errors}`` and its record."""
+    def asking(self, order: list[int], candidates: list[str], source: str, languages: dict[str, str]) -> Plan:
+        """One call with the candidates shown in ``order`` (a plan): ``{canonical index: errors}`` and its record."""
         labels = [label(p) for p in range(len(order))]
         shown = [Candidate(label=labels[p], translation=candidates[i]) for p, i in enumerate(order)]
-        out = invoke(self.lms, "joint", "joint", self.annotate, check=_labels_check(labels), source=source,
-                     candidates=shown, **languages)
+        out = yield ask(self.lms, "joint", "joint", self.annotate, check=_labels_check(labels), source=source,
+                        candidates=shown, **languages)
         by_label = {j.candidate.strip(): list(j.errors) for j in out.judgments}
         errors = {i: by_label[labels[p]] for p, i in enumerate(order)}
         return {"order": order, "errors": errors}
 
-    def forward(self, source: str, candidates: list[str], source_lang: str = "", target_lang: str = ""):
-        """A judgment (score, errors, transcript) per candidate, in the order given."""
+    def plan(self, source: str, candidates: list[str], source_lang: str = "", target_lang: str = "") -> Plan:
+        """A judgment (score, errors, transcript) per candidate, in the order given (``forward``'s arguments)."""
         canonical = sorted(range(len(candidates)), key=lambda i: candidates[i])  # not the order they came in
         order = [canonical[p] for p in shown_order(self.config.seed, source, len(candidates))]
         orders = [order, order[::-1]][: self.config.orders]
         languages = {"source_lang": source_lang, "target_lang": target_lang}
-        asked = fan_out([lambda o=o: self._ask(o, candidates, source, languages) for o in orders])
+        asked = yield Together([self.asking(o, candidates, source, languages) for o in orders])
         judgments = []
         for index in range(len(candidates)):
             scores = [gemba_mqm_score(call["errors"][index]) for call in asked]

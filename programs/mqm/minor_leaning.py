@@ -14,7 +14,7 @@ from __future__ import annotations
 import dspy
 
 from tribunal.programs.mqm.debate import DEBATERS, STAGE, DebateCase
-from tribunal.programs.mqm.plans import Plan, Together, ask, run
+from tribunal.programs.mqm.plans import Plan, Together, ask
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.signatures.mqm.errors import DIMENSIONS, NON_TRANSLATION, DimensionError, tag
 from tribunal.signatures.mqm.reexamination import REEXAMINATIONS
@@ -54,12 +54,9 @@ class MinorLeaningDebaters(dspy.Module):
         else:
             case.add_turn("opposer", 0, "my annotations", downgraded(case.assessment), source="downgraded")
 
-    def speak(self, case: DebateCase, round_: int) -> tuple[list[DimensionError], list[DimensionError]]:
-        """One round: ``(defender's annotations, opposer's annotations)``, each side blind to the other's turn."""
-        return run(self.speaking(case, round_))
-
     def speaking(self, case: DebateCase, round_: int) -> Plan:
-        """:meth:`speak` as a plan (:mod:`tribunal.programs.mqm.plans`): both sides' calls together."""
+        """One round as a plan (:mod:`tribunal.programs.mqm.plans`), both sides' calls together: it returns
+        ``(defender's annotations, opposer's annotations)``, each side blind to the other's turn."""
         predictor = getattr(self, case.dimension)
         views = {side: case.transcript(viewer=side) for side in DEBATERS}
         outs = yield Together([ask(self.lms, side, STAGE, predictor, debate=views[side], **case.segment())

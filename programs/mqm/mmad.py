@@ -41,10 +41,10 @@ from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
 from tribunal.programs.mqm.presets import with_preset
-from tribunal.programs.mqm.plans import Plan, Sub, Together, arun, ask, run
+from tribunal.programs.mqm.plans import Plan, Sub, Together, ask, run
+from tribunal.programs.mqm.planned import SegmentJudge
 from tribunal.programs.mqm.roles import RoleLMs, concerning
 from tribunal.programs.mqm.scoring import wmt_mqm_score
-from tribunal.programs.mqm.segment_inputs import segment_aware
 from tribunal.signatures.mqm.coupled import CoupledAssessment
 from tribunal.signatures.mqm.debater import TOPICS
 from tribunal.signatures.mqm.dimensions import ASSESSORS
@@ -116,7 +116,7 @@ def _as_dimension(errors: list[DimensionError], dimension: str) -> list[Dimensio
     return [e.model_copy(update={"dimension": dimension}) for e in errors]
 
 
-class MMAD(dspy.Module):
+class MMAD(SegmentJudge):
     """The M-MAD judge; ``forward`` returns ``errors``, ``score``, a ``transcript``, ``debates`` and
     ``degraded`` (the fallbacks taken, as dicts of :class:`~tribunal.programs.fallbacks.Degradation`)."""
 
@@ -196,16 +196,7 @@ class MMAD(dspy.Module):
         final = merge_most_severe(list(out.errors), translation)
         return final, {"analysis": out.analysis, "answered": [e.model_dump() for e in out.errors]}
 
-    @segment_aware  # also takes reference= and context= (SegmentInputs)
-    def forward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        return run(self.judgment(source, translation, source_lang, target_lang))
-
-    @segment_aware
-    async def aforward(self, source: str, translation: str, source_lang: str = "", target_lang: str = ""):
-        """:meth:`forward` for the async runner (``mt evaluate --judging async``): the same plan, awaited."""
-        return await arun(self.judgment(source, translation, source_lang, target_lang))
-
-    def judgment(self, source: str, translation: str, source_lang: str, target_lang: str) -> Plan:
+    def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
         """The whole judgment as a plan: stage 1, the debates (side by side), the final judge."""
         langs = dict(source_lang=source_lang, target_lang=target_lang)
         transcript: list[dict] = []

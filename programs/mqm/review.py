@@ -14,12 +14,14 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
-from tribunal.programs.mqm.roles import RoleLMs, invoke
+from tribunal.programs.mqm.plans import Plan, ask
+from tribunal.programs.mqm.planned import Planned
+from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.signatures.mqm.debater import DebateTurn
 from tribunal.signatures.mqm.reviewer import ReviewTurn
 
 
-class _ReviewedDebate(dspy.Module):
+class _ReviewedDebate(Planned):
     sides: tuple[str, ...] = ()
 
     def __init__(self, rounds: int = 3, lms: RoleLMs | None = None, **_: object):
@@ -30,12 +32,12 @@ class _ReviewedDebate(dspy.Module):
     def predictor(self, side: str):
         return getattr(self, side)
 
-    def speak(self, case: DebateCase, round_: int) -> None:
-        """Every side's turn of one round."""
+    def speaking(self, case: DebateCase, round_: int) -> Plan:
+        """Every side's turn of one round (a plan)."""
         if hasattr(self, "debaters"):
             if round_ == 1:
                 self.debaters.open(case)
-            self.debaters.speak(case, round_)
+            yield from self.debaters.speaking(case, round_)
             return
         for side in self.sides:
             if side != "opposer" and round_ == 1 and case.opening is not None:
@@ -43,14 +45,15 @@ class _ReviewedDebate(dspy.Module):
                 continue
             stance = "oppose" if side == "opposer" else "defend"
             role = "opposer" if side == "opposer" else "defender"
-            out = invoke(self.lms, role, STAGE, self.predictor(side), stance=stance, **case.inputs())
+            out = yield ask(self.lms, role, STAGE, self.predictor(side), stance=stance, **case.inputs())
             case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
 
-    def forward(self, case: DebateCase) -> DebateOutcome:
+    def plan(self, case: DebateCase) -> Plan:
+        """Rounds until the reviewer decides (a plan returning the :class:`DebateOutcome`)."""
         for round_ in range(1, self.rounds + 1):
-            self.speak(case, round_)
+            yield from self.speaking(case, round_)
             final = round_ == self.rounds
-            review = invoke(self.lms, "reviewer", STAGE, self.reviewer, final_round=final, **case.inputs())
+            review = yield ask(self.lms, "reviewer", STAGE, self.reviewer, final_round=final, **case.inputs())
             case.add_turn("reviewer", round_, review.questions or "decided", review.errors,
                           decided=bool(review.decided))
             if review.decided or final:

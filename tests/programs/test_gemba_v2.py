@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import dspy
+import asyncio
+
 import pytest
 
 from tests.support.mqm_fakes import ScriptedEngine
@@ -12,6 +13,7 @@ from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.programs.mqm.gemba_v2 import GEMBA_V2_PRESET, GembaMQMV2Judge, gemba_v2_score
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import gemba_mqm_score
+from tribunal.programs.tribunal_lm import TribunalLM
 from tribunal.signatures.mqm.errors import GembaError
 
 
@@ -28,13 +30,15 @@ def test_scoring_counts_every_error_without_a_cap_and_punctuation_at_a_tenth():
     assert gemba_v2_score([_error("major", "punctuation")]) == -5  # only a minor punctuation error is 0.1
 
 
-def test_judge_scores_its_gemba_call_the_v2_way():
+@pytest.mark.parametrize("judging", ["threads", "async"])
+def test_judge_scores_its_gemba_call_the_v2_way(judging):
     answer = {"errors": [{"span": "Katze", "category": "fluency", "subcategory": "punctuation",
                           "severity": "minor", "is_source_error": False}]}
     engine = ScriptedEngine(lambda name, inputs: answer)
-    lm = dspy.LM("scripted/judge", engine=engine, cache=False, num_retries=0)
-    out = GembaMQMV2Judge(RoleLMs(lm, {}))(source="The cat.", translation="Die Katze.", source_lang="English",
-                                            target_lang="German")
+    lm = TribunalLM("scripted/judge", engine=engine, cache=False, num_retries=0)  # awaitable with a sync engine
+    judge = GembaMQMV2Judge(RoleLMs(lm, {}))
+    inputs = dict(source="The cat.", translation="Die Katze.", source_lang="English", target_lang="German")
+    out = judge(**inputs) if judging == "threads" else asyncio.run(judge.acall(**inputs))  # aforward: V2's score too
     assert engine.names() == ["GembaMQM"] and out.score == pytest.approx(-0.1)
     assert JUDGES.get("gemba-mqm-v2").roles == ("gemba",)
 

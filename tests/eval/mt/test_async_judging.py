@@ -1,6 +1,7 @@
 """The async runner (``--judging async``): Ctrl-C cancels the items in flight and keeps what landed,
-a bug propagates, a judge without an async form is refused before any call, and ``--concurrency``
-goes to 4096 on this path only."""
+a bug propagates, a judge without an async form is refused before any call (no registered judge is),
+and ``--concurrency`` goes to 4096 on this path only. That each registered judge gives on this path what it
+gives on threads: ``test_async_parity.py``."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ import dspy
 import pytest
 from pydantic import ValidationError
 
+from tribunal.core.judges import JUDGES, build_judge
 from tribunal.core.mt_item import JudgeItem
 from tribunal.errors import UserError
 from tribunal.eval.mt.async_judging import ajudge_all, require_async
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.programs.lm import LMSettings
+from tribunal.programs.mqm.debate import STRATEGIES
+from tribunal.programs.mqm.debate_strategies import strategy_names
+from tribunal.programs.mqm.mmad import MMADConfig
 
 from .helpers import wmt23
 
@@ -77,6 +82,33 @@ def test_a_judge_without_an_async_form_is_refused_before_any_call():
     with pytest.raises(UserError, match="ThreadsOnly has no async form"):
         require_async(ThreadsOnly())
     require_async(_Sleeper(0))  # has one
+
+
+def _every_registered_mt_judge():
+    """One program per registered MT judge, and M-MAD with every debate strategy of the registry (both presets)."""
+    programs = {name: build_judge(name) for name in JUDGES.names("mt")}
+    for strategy in strategy_names():
+        for preset in ("paper", "lean") if strategy != "consultancy-review" else ("lean",):
+            programs[f"mmad {strategy} {preset}"] = build_judge("mmad", MMADConfig(strategy=strategy, preset=preset))
+    return programs
+
+
+def test_require_async_refuses_no_registered_judge_and_still_one_added_without_aforward(monkeypatch):
+    programs = _every_registered_mt_judge()
+    assert len(programs) == len(JUDGES.names("mt")) + 7  # 4 strategies, consultancy-review on lean only
+    for name, program in programs.items():
+        require_async(program)  # no UserError: every registered judge has an async form
+
+    class ThreadsOnlyDebate(dspy.Module):  # a strategy added with forward only
+        def __init__(self, **_):
+            super().__init__()
+
+        def forward(self, case):
+            raise AssertionError("never called")
+
+    monkeypatch.setitem(STRATEGIES, "threads-only", ThreadsOnlyDebate)
+    with pytest.raises(UserError, match="ThreadsOnlyDebate has no async form"):
+        require_async(build_judge("mmad", MMADConfig(strategy="threads-only")))
 
 
 def test_concurrency_goes_to_4096_with_async_judging_only():

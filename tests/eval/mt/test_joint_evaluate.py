@@ -1,6 +1,7 @@
 """``mt evaluate --program joint-mqm`` over a tiny MTME folder and the loopback peer: one call per source segment
 for all its systems, per-translation results as any judge's (score files that ``mt meta-eval`` reads), a group
-whose answer is unusable left unscored, and a resumed run that asks nothing again."""
+whose answer is unusable left unscored, and a resumed run that asks nothing again (on threads and on
+``--judging async``)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tribunal.eval.mt.job import run_evaluation
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 from .helpers import KEY_ENV, SECRET, loopback_config
+from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
 
 OFF = TrackingSettings(enabled=False)
 
@@ -37,6 +39,7 @@ def _joint_hits(state):
     return [inputs for name, _, inputs in state.hits if name == "JointMQM"]
 
 
+@pytest.mark.usefixtures("either_judging")  # threads and --judging async
 def test_one_call_per_source_scores_every_translation_and_meta_eval_reads_them(small_mtme, tmp_path):
     out = tmp_path / "out"
     with loopback_server(synthetic_judge) as (api_base, state):
@@ -56,6 +59,7 @@ def test_one_call_per_source_scores_every_translation_and_meta_eval_reads_them(s
     assert "Joint-MQM" in pd.read_csv(table, sep="\t").set_index("metric").index
 
 
+@pytest.mark.usefixtures("either_judging")  # threads and --judging async
 def test_an_unusable_answer_leaves_its_group_unscored_and_two_orders_cost_two_calls(small_mtme, tmp_path):
     def garbled_second_source(name, inputs):
         return "no judgments here" if inputs.get("source") == SOURCES[1] else synthetic_judge(name, inputs)
