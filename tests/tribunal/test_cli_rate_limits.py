@@ -27,6 +27,13 @@ def test_a_rate_that_is_not_positive_is_refused_in_one_line(command, flag, value
     assert_one_line_error(outcome, flag, "positive number per minute")
 
 
+def test_optimize_refuses_a_bad_rate_beside_a_good_one(capsys):
+    outcome = run_cli(capsys, "optimize", "--program", "gemba-mqm", "--optimizer", "labeled", "--train",
+                      "mqm-ted:zh-en:0-2", "--dev", "mqm-ted:zh-en:2-4", "--lm", "openai/x", "--no-track",
+                      "--rpm", "120", "--tpm", "-1")
+    assert_one_line_error(outcome, "--tpm -1", "positive number per minute")
+
+
 def test_a_config_files_rate_that_is_not_positive_is_refused_in_one_line(tmp_path, capsys):
     config = tmp_path / "run.toml"
     config.write_text('lp = "zh-en"\n[lm]\nmodel = "openai/x"\nrpm = 0\n', encoding="utf-8")
