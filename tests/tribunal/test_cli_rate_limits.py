@@ -53,3 +53,13 @@ def test_the_flags_override_the_config_files_rates(tmp_path, capsys, monkeypatch
         elapsed = time.monotonic() - started
     assert outcome.status == 0, outcome.err
     assert len(state.hits) == 4 and elapsed < 20
+
+
+def test_estimate_rehearses_without_pacing(tmp_path, capsys):
+    # One request a minute would make the rehearsal of 6 items take five minutes; nothing is sent, so nothing waits.
+    started = time.monotonic()
+    outcome = run_cli(capsys, "mt", "evaluate", "--lp", "zh-en", "--lm", "openai/gpt-4o-mini", "--data", wmt23(),
+                      "--limit", "6", "--program", "gemba-mqm", "--rpm", "1", "--estimate", "--no-track",
+                      "--out", tmp_path / "out")
+    assert outcome.status == 0, outcome.err
+    assert time.monotonic() - started < 30

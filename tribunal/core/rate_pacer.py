@@ -157,13 +157,17 @@ class RatePacer:
                     self._buckets[kind].charge(-amount, now)
         return self.reserve(turn.tokens)
 
+    def _count_wait(self, seconds: float) -> None:
+        with self._lock:
+            self.waited += seconds
+
     def wait(self, tokens: float) -> Turn:
         """Block this thread until a request of ``tokens`` prompt tokens may be sent; its turn."""
         turn = self.reserve(tokens)
         while True:
             delay = turn.at - self._clock()
             if delay > 0:
-                self.waited += delay
+                self._count_wait(delay)
                 time.sleep(delay)
             again = self._retake(turn)
             if again is None:
@@ -176,7 +180,7 @@ class RatePacer:
         while True:
             delay = turn.at - self._clock()
             if delay > 0:
-                self.waited += delay
+                self._count_wait(delay)
                 await asyncio.sleep(delay)
             again = self._retake(turn)
             if again is None:
