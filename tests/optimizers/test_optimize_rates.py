@@ -16,3 +16,4 @@ def test_the_rates_pace_the_task_and_teacher_models():
         pacer = pacer_of(lm)
         assert pacer.rate("requests") == 120 and pacer.rate("tokens") == 90000
     assert pacer_of(lms.task) is not pacer_of(lms.teacher)  # each model its own budget
+    assert pacer_of(lms.task.copy(rollout_id=1)) is pacer_of(lms.task)  # a re-ask's copy keeps the budget
