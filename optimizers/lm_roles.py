@@ -40,7 +40,7 @@ class RoleLMs:
 def build_role_lm(role: str, model: str, api_base: str | None, cache: bool = True,
                   api_key_env: str | None = None, limits: dict[str, Any] | None = None) -> Any:
     """A ``dspy.LM`` for one role (the test engine when the hook is set), tagged with ``role``
-    (:func:`tribunal.optimizers.lm_calls.lm_role`); ``limits``: max_tokens, timeout."""
+    (:func:`tribunal.optimizers.lm_calls.lm_role`); ``limits``: max_tokens, timeout, rpm, tpm."""
     from tribunal.programs.lm import LMSettings, build_lm, settings_error  # heavy: pulls in pydantic
 
     engine = _test_engine(role, model)

@@ -73,6 +73,10 @@ class OptimizeRequest(BaseModel):
     reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer is asked again (--reasks).")
     max_tokens: int | None = Field(None, gt=0, description="Most tokens an answer may have (every role).")
     timeout: float | None = Field(None, gt=0, description="Seconds to wait for an answer (every role).")
+    rpm: float | None = Field(None, gt=0, allow_inf_nan=False, description="Requests per minute the provider "
+                                                                         "allows each model (--rpm): paced to it.")
+    tpm: float | None = Field(None, gt=0, allow_inf_nan=False, description="Tokens per minute the provider "
+                                                                         "allows each model (--tpm): paced to it.")
     demos: int = Field(4, ge=0, description="Demo cap for optimizers whose budget is not demos.")
     objective: str = Field("item", description="What candidates are chosen by: item, seg-acc-eq, kendall, pearson, "
                                                "balanced-accuracy, f1-different or a mix NAME=W,NAME=W.")
@@ -215,7 +219,8 @@ def run_optimize(request: OptimizeRequest, tracking: Any,
     objective = parse_objective(request.objective, train.kind, metric)
     lms = build_role_lms(request.lm, request.teacher_lm, request.prompt_lm, request.api_base, spec.takes_prompt_lm,
                          cache=request.cache, api_key_env=request.api_key_env,
-                         limits={"max_tokens": request.max_tokens, "timeout": request.timeout})
+                         limits={"max_tokens": request.max_tokens, "timeout": request.timeout,
+                                 "rpm": request.rpm, "tpm": request.tpm})
     from tribunal.programs.answers.reask import set_reasks  # heavy: pulls in dspy
 
     if cap is not None:

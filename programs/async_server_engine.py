@@ -12,14 +12,18 @@ refuses ``json_schema`` is asked the next step, remembered per endpoint for both
 same re-sends after a connection error to a local model's server (its ``recover`` runs on a helper
 thread: it waits for the server to restart). The sync engine's per-endpoint gate is a threading
 semaphore and is not held here: the async runner's own slots are already lowered to the server's
-(:func:`tribunal.runner.connections.server_bound`).
+(:func:`tribunal.runner.connections.server_bound`). Each response's status and headers go to the
+request's rate pacer (:class:`ReportingTransport`, :mod:`tribunal.core.pacing_gate`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
-from typing import Any
+from typing import Any, AsyncIterator
+
+from tribunal.core.pacing_gate import report_response
 
 from tribunal.programs.server_engine import (DIALECT, JSON_STEPS, RESENDS, ServerEngine, _ask, first_step, routed_to_door,
                                              stepped_down)
@@ -58,7 +62,8 @@ class AsyncServerEngine:
             kwargs |= dict(connect_timeout=timeouts.connect, read_timeout=timeouts.read,
                            write_timeout=timeouts.write, pool_timeout=timeouts.pool)
         config = RouterConfig(env={}, api_keys={DIALECT: sync.api_key} if sync.api_key else None,
-                              base_urls={DIALECT: sync.api_base}, transport=StdlibAsyncTransport(**kwargs))
+                              base_urls={DIALECT: sync.api_base},
+                              transport=ReportingTransport(StdlibAsyncTransport(**kwargs)))
         return AsyncLM15Engine(config, model_type="chat")
 
     def __getattr__(self, name: str) -> Any:  # supports_*, supported_params, answers_in_json: the sync engine's
@@ -99,6 +104,24 @@ class AsyncServerEngine:
             transport = engine.config.transport
             await engine.aclose()
             await transport.aclose()
+
+
+class ReportingTransport:
+    """An asyncio transport whose responses' status and headers go to the request's rate pacer
+    (:func:`~tribunal.core.pacing_gate.report_response`), as :class:`~tribunal.programs.thread_transport.ThreadTransport` does on threads."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # aclose, and whatever else lm15 asks of its transport
+        return getattr(self.inner, name)
+
+    @contextlib.asynccontextmanager
+    async def stream(self, request: Any) -> AsyncIterator[Any]:
+        """``async with transport.stream(request) as response`` (the only form lm15's async providers use)."""
+        async with self.inner.stream(request) as response:
+            report_response(response.status, response.headers)
+            yield response
 
 
 class OnHelperThreads:

@@ -21,7 +21,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from urllib.parse import urlsplit
 
+from tribunal.core.pacing_gate import set_pacer
 from tribunal.programs.local_models import is_local, local_endpoint, recovery
+from tribunal.programs.rate_pacers import pacer_for
 from tribunal.programs.server_engine import ServerEngine
 from tribunal.programs.server_slots import ServerSlotsSetting, discover
 
@@ -53,6 +55,13 @@ class LMSettings(BaseModel):
     reasks: int = Field(2, ge=0, le=10, description="Times an unusable answer (a refusal, an unreadable, invalid or "
                                                     "truncated one) is asked again before its item is unscored "
                                                     "(tribunal.programs.answers.reask).")
+
+    rpm: float | None = Field(None, gt=0, allow_inf_nan=False, description=(
+        "Requests per minute the provider allows this model (--rpm): requests are paced to it, smoothly "
+        "(tribunal.core.rate_pacer); unset: only the limits the provider's headers report."))
+    tpm: float | None = Field(None, gt=0, allow_inf_nan=False, description=(
+        "Tokens per minute the provider allows this model (--tpm): prompts are paced to it by their estimated "
+        "tokens, corrected by the usage each answer reports."))
 
     server_slots: ServerSlotsSetting = Field(None, description=(
         "Requests the OpenAI-compatible server serves at once (--server-slots): N, 'probe', or unset for what "
@@ -140,7 +149,8 @@ def endpoint_label(api_base: str | None) -> str:
 
 def build_lm(settings: LMSettings, engine: Any = None):
     """tribunal's own ``dspy.LM`` (:class:`~tribunal.programs.tribunal_lm.TribunalLM`) for the settings;
-    ``engine`` replaces the HTTP engine (scripted tests). Nothing of DSPy's is changed for it."""
+    ``engine`` replaces the HTTP engine (scripted tests). Nothing of DSPy's is changed for it. Its requests
+    wait on the rate pacer of its model (:mod:`tribunal.programs.rate_pacers`: ``rpm``, ``tpm``, headers)."""
     from tribunal.programs.answers.reask import fit_answers, set_reasks  # heavy: pulls in dspy
     from tribunal.programs.tribunal_lm import TribunalLM  # heavy: pulls in dspy
 
@@ -156,7 +166,7 @@ def build_lm(settings: LMSettings, engine: Any = None):
     if engine is not None:
         endpoint = getattr(engine, "cache_endpoint", None) or settings.api_base
         lm = TribunalLM(model, engine=engine, cache_endpoint=endpoint, **kwargs)
-        return fit_answers(set_reasks(lm, settings.reasks), fits_answers(settings))
+        return fit_answers(set_reasks(set_pacer(lm, pacer_for(settings)), settings.reasks), fits_answers(settings))
     if settings.api_base:
         kwargs["api_base"] = settings.api_base
     if settings.timeout:
@@ -165,7 +175,7 @@ def build_lm(settings: LMSettings, engine: Any = None):
     if key:
         kwargs["api_key"] = key
     lm = TribunalLM(model, engine=settings.engine, cache_endpoint=settings.api_base, **kwargs)
-    return fit_answers(set_reasks(lm, settings.reasks), fits_answers(settings))
+    return fit_answers(set_reasks(set_pacer(lm, pacer_for(settings)), settings.reasks), fits_answers(settings))
 
 
 class RoleLM(BaseModel):

@@ -19,7 +19,8 @@ the slot, however many threads a run has (its fan-out makes one per waiting call
 calls in flight is bounded by tribunal's call slots (:mod:`tribunal.core.scheduling`), not by a
 pool. The transport is tribunal's own, passed to the lm15 router of a
 :class:`~tribunal.programs.server_engine.ServerEngine` (``RouterConfig(transport=...)``): nothing in
-DSPy is replaced.
+DSPy is replaced. Each response's status and headers are shown to the rate pacer of the request
+(:mod:`tribunal.core.pacing_gate`): the provider's ``x-ratelimit-*`` and ``retry-after`` pace the run.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from urllib.request import getproxies, proxy_bypass
 from typing import Any
 
 from tribunal.core.call_slots import current_slot
+from tribunal.core.pacing_gate import report_response
 
 PER_THREAD_CONNECTIONS = 2
 """Connections a slot's (or thread's) own pool may hold: one in use, one spare for a response still being released."""
@@ -93,8 +95,11 @@ class ThreadTransport:
         return transport
 
     def stream(self, request: Any) -> Any:
-        """Send ``request`` on this slot's (or thread's) connection (lm15's ``SyncTransport`` surface)."""
-        return self._own().stream(request)
+        """Send ``request`` on this slot's (or thread's) connection (lm15's ``SyncTransport`` surface); its
+        response's rate-limit headers go to the request's pacer (:func:`~tribunal.core.pacing_gate.report_response`)."""
+        response = self._own().stream(request)
+        report_response(getattr(response, "status", None), getattr(response, "headers", None))
+        return response
 
     def close(self) -> None:
         """Close every slot's and thread's connections."""

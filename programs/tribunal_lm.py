@@ -13,7 +13,9 @@ additions that only its own calls see:
 - under a runner's scheduler, the call slot of the predictor call is held around the request alone
   (:func:`tribunal.core.scheduling.request_slot`): DSPy's prompt building and parsing are done
   outside it, so a slot is busy only while its request is out;
-- a capped run's request passes its spending gate once its slot is held (:mod:`tribunal.core.spending_gate`).
+- a request waits for its turn under the provider's rate limit once its slot is held (:mod:`tribunal.core.pacing_gate`:
+  ``--rpm``, ``--tpm`` and the limits the provider's headers report), then
+- a capped run's request passes its spending gate (:mod:`tribunal.core.spending_gate`).
 
 DSPy warns once per LM that a ``rollout_id`` "has no effect" at temperature 0. tribunal's re-asks
 set one on purpose (it keeps a re-ask out of the cache; its request differs anyway), so a
@@ -35,6 +37,7 @@ from dspy.clients.execution import aexecute, execute, finalize, prepare
 from tribunal.core.async_scheduling import arequest_slot
 from tribunal.programs.async_server_engine import async_engine_for
 from tribunal.core.scheduling import request_slot
+from tribunal.core.pacing_gate import apaced, paced
 from tribunal.core.spending_gate import gated
 from tribunal.programs.call_observers import lm_call
 from tribunal.programs.answers.provider_calls import record
@@ -70,9 +73,10 @@ class TribunalLM(dspy.LM):
         with lm_call(self):
             try:
                 call = self._prepared(prompt, messages, kwargs, asynchronous=False)
-                with request_slot(), gated(self, call) as settle:
+                with request_slot(), paced(self, call) as used, gated(self, call) as settle:
                     result = execute(self, call)
                     settle(result)
+                    used(result)
             except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
                 with_timeout_hint(err)
                 raise
@@ -93,10 +97,11 @@ class TribunalLM(dspy.LM):
         with lm_call(self):
             try:
                 call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
-                async with arequest_slot():
+                async with arequest_slot(), apaced(self, call) as used:
                     with gated(self, call) as settle:
                         result = await aexecute(self, call)
                         settle(result)
+                        used(result)
             except Exception as err:  # noqa: BLE001 - re-raised as it is, its timeout hint in tribunal's terms
                 with_timeout_hint(err)
                 raise

@@ -117,5 +117,5 @@ class RehearsalEngine:
 
 def rehearsal_settings(settings: Any) -> Any:
     """LM settings for a rehearsal: the run's, with DSPy's response cache off and no re-ask budget spent
-    on made-up answers (they always parse)."""
-    return settings.model_copy(update={"cache": False})
+    on made-up answers (they always parse), and no rate pacing (``rpm``/``tpm``: nothing is sent)."""
+    return settings.model_copy(update={"cache": False, "rpm": None, "tpm": None})

@@ -3,7 +3,7 @@ would otherwise stretch every LM call.
 
 Each worker process builds the program once and runs the thread-based :func:`judge_all` on its
 share of the call slots (``concurrency`` is split, so the bound on LM calls in flight holds for
-the whole run). Items are handed out from one queue as workers have room, so a fast worker takes
+the whole run; so are ``--rpm``/``--tpm``, :func:`rate_share`). Items are handed out from one queue as workers have room, so a fast worker takes
 more; results come back to this process, which journals them (the journal has one writer) and
 reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
 
@@ -30,6 +30,15 @@ from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.eval.mt.judging import judge_all
 from tribunal.programs.server_lost import LocalServerLost
 from tribunal.quiet import worker_output
+
+
+def rate_share(config: EvaluateConfig, share: int) -> EvaluateConfig:
+    """``config`` for a worker holding ``share`` of its call slots: ``--rpm``/``--tpm`` split in the same
+    proportion (each process paces its own requests; together they keep to the limit)."""
+    part = share / config.concurrency
+    lm = config.lm
+    rates = {k: v * part for k, v in (("rpm", lm.rpm), ("tpm", lm.tpm)) if v is not None}
+    return config.model_copy(update={"lm": lm.model_copy(update=rates)}) if rates else config
 
 
 def slot_shares(concurrency: int, processes: int) -> list[int]:
@@ -98,7 +107,8 @@ def judge_in_processes(
     item_queue, results = context.Queue(), context.Queue()
     shares = slot_shares(config.concurrency, config.processes)
     workers = [context.Process(target=_worker, daemon=True, name=f"judge-worker-{i}",
-                               args=(config.model_dump_json(), languages, share, item_queue, results, os.getpid()))
+                               args=(rate_share(config, share).model_dump_json(), languages, share, item_queue,
+                                     results, os.getpid()))
                for i, share in enumerate(shares)]
     with _sigint_ignored():  # a worker started meanwhile keeps SIGINT ignored from its first instruction
         for worker in workers:

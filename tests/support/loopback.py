@@ -32,6 +32,8 @@ BadAnswer = Callable[[dict[str, Any]], "str | None"]
 """``body -> None`` (answer normally) or one of :data:`UNUSABLE`."""
 UNUSABLE = ("refusal", "wrong-keys", "truncated")
 REFUSAL = "I'm sorry, I can't help with that."
+HeadersFor = Callable[[int], dict[str, str]]
+"""``hit number -> extra response headers`` (a provider's ``x-ratelimit-*``, say) of that answer."""
 RawResponder = Callable[[dict[str, Any]], "tuple[str, str]"]
 """``body -> (name, answer text)``: answers any request (not only the MQM signatures)."""
 
@@ -39,8 +41,9 @@ RawResponder = Callable[[dict[str, Any]], "tuple[str, str]"]
 class LoopbackState:
     def __init__(self, responder: Responder, fault: Fault | None, latency: float, hang: float,
                  render: Renderer | None = None, respond_raw: RawResponder | None = None, jitter: float = 0.0,
-                 bad_answer: BadAnswer | None = None):
+                 bad_answer: BadAnswer | None = None, headers: HeadersFor | None = None):
         self.responder, self.fault, self.latency, self.hang = responder, fault, latency, hang
+        self.headers = headers
         self.bad_answer = bad_answer
         self.render, self.respond_raw = render, respond_raw
         self.jitter = jitter
@@ -136,8 +139,10 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 # The latency is the server's whole response time: its own parsing and answering
                 # count inside it, as an LM server's prefill and decoding do.
                 time.sleep(max(0.0, latency - (time.perf_counter() - received)))
+            extra = state.headers(number) if state.headers else {}
             if fault == "429":
-                return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}}, {"Retry-After": "0"})
+                return self._send(429, {"error": {"message": "rate limited", "type": "rate_limit"}},
+                                  {"Retry-After": "0", **extra})
             if fault == "500":
                 return self._send(500, {"error": {"message": "internal error"}}, {"Retry-After": "0"})
             if fault == "timeout":
@@ -147,7 +152,7 @@ def _handler(state: LoopbackState) -> type[BaseHTTPRequestHandler]:
                 text = "I think this translation is fine, mostly?"
             text = {"refusal": REFUSAL, "wrong-keys": json.dumps({"result": text[:200], "confidence": 0.9}),
                     "truncated": text[:len(text) // 2]}.get(fault, text)
-            self._send(200, {
+            self._send(200, headers=extra, payload={
                 "id": f"cmpl-{number}", "object": "chat.completion", "created": 0, "model": body.get("model"),
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                              "finish_reason": "length" if fault in ("truncated", "cut") else "stop"}],
@@ -184,12 +189,14 @@ def hashed_vector(text: str, dimensions: int) -> list[float]:
 @contextlib.contextmanager
 def loopback_server(responder: Responder | None = None, fault: Fault | None = None, latency: float = 0.0,
                     hang: float = 2.0, render: Renderer | None = None, respond_raw: RawResponder | None = None,
-                    jitter: float = 0.0, bad_answer: BadAnswer | None = None) -> Iterator[tuple[str, LoopbackState]]:
+                    jitter: float = 0.0, bad_answer: BadAnswer | None = None,
+                    headers: HeadersFor | None = None) -> Iterator[tuple[str, LoopbackState]]:
     """``(api_base, state)`` of a running server; shut down on exit.
 
     ``render`` writes the answers (e.g. :func:`tests.support.deviations.deviating_renderer`);
-    ``respond_raw`` answers whole request bodies instead of the MQM ``responder``.
+    ``respond_raw`` answers whole request bodies instead of the MQM ``responder``; ``headers`` adds
+    response headers per hit (a 200's or a 429's).
     """
-    state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter, bad_answer)
+    state = LoopbackState(responder, fault, latency, hang, render, respond_raw, jitter, bad_answer, headers)
     with serving(_handler(state)) as api_base:
         yield api_base, state

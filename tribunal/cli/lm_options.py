@@ -6,7 +6,8 @@ holding the key; the key itself never appears on a command line) and ``--cache/-
 are counted apart and cost nothing), ``--reasks N`` (unusable answers asked again, default 2),
 ``--max-tokens N`` (the longest answer), ``--timeout S`` (seconds to wait for an answer) and
 ``--server-slots N|probe`` (requests the OpenAI-compatible server serves at once: no more are sent,
-:mod:`tribunal.programs.server_slots`).
+:mod:`tribunal.programs.server_slots`), ``--rpm N`` / ``--tpm N`` (the provider's requests and tokens per
+minute: requests are paced to them, :mod:`tribunal.core.rate_pacer`).
 ``--lm local`` / ``--lm local/PATH.gguf`` runs a model on this machine (:mod:`tribunal.programs.local_models`).
 """
 
@@ -45,6 +46,12 @@ SERVER_SLOTS_HELP = ("Requests the OpenAI-compatible server (--api-base) serves 
                      "/props total_slots or /slots; the local model: 1), else the run's concurrency. probe: send a "
                      "few one-token requests at once to find out.")
 ServerSlotsOption = typer.Option(None, "--server-slots", metavar="N|probe", help=SERVER_SLOTS_HELP)
+RPM_HELP = ("Requests per minute the provider allows the model: requests go out paced to it, smoothly (about a "
+            "second's worth at once), besides the limits its x-ratelimit-* headers report (default: those only).")
+TPM_HELP = ("Tokens per minute the provider allows the model: requests are paced by their prompts' estimated "
+            "tokens, corrected by the usage each answer reports (default: the headers' limit only).")
+RpmOption = typer.Option(None, "--rpm", metavar="N", help=RPM_HELP)
+TpmOption = typer.Option(None, "--tpm", metavar="N", help=TPM_HELP)
 
 
 def parse_server_slots(value: Optional[str]) -> int | str | None:
@@ -64,6 +71,13 @@ def check_timeout(timeout: Optional[float]) -> None:
     """A one-line error for a --timeout that is not a positive finite number of seconds."""
     if timeout is not None and (not math.isfinite(timeout) or timeout <= 0):
         raise UserError(f"--timeout {timeout}: must be a positive number of seconds")
+
+
+def check_rates(rpm: Optional[float], tpm: Optional[float]) -> None:
+    """A one-line error for a --rpm or --tpm that is not a positive finite number per minute."""
+    for flag, value in (("--rpm", rpm), ("--tpm", tpm)):
+        if value is not None and (not math.isfinite(value) or value <= 0):
+            raise UserError(f"{flag} {value:g}: must be a positive number per minute")
 
 
 def lm_limits(reasks: Optional[int], max_tokens: Optional[int], timeout: Optional[float],

@@ -13,8 +13,9 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import (API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, ServerSlotsOption,
-                                     TimeoutOption, check_timeout, parse_server_slots)
+from tribunal.cli.lm_options import (API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption, RpmOption,
+                                     ServerSlotsOption, TimeoutOption, TpmOption, check_rates, check_timeout,
+                                     parse_server_slots)
 from tribunal.cli.numbers import count, money, number, seconds
 from tribunal.core.judges import JUDGES
 from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
@@ -64,6 +65,8 @@ def evaluate(
     max_cost: Optional[float] = MaxCostOption,
     max_calls: Optional[int] = MaxCallsOption,
     server_slots: Optional[str] = ServerSlotsOption,
+    rpm: Optional[float] = RpmOption,
+    tpm: Optional[float] = TpmOption,
     role_lm: Optional[List[str]] = typer.Option(None, "--role-lm", help="A role on its own LM (repeatable): ROLE=MODEL or ROLE=MODEL@API_BASE, e.g. judge=openai/gpt-4o; roles: dimension, debater, judge, ..."),
     systems: Optional[List[str]] = typer.Option(None, "--systems", help="A system to judge (repeatable; default: every scored system)."),
     limit: Optional[int] = typer.Option(None, "--limit", help="Judge at most N unique (source, translation) items."),
@@ -107,6 +110,7 @@ def evaluate(
     from tribunal.programs.lm import parse_role_lms  # startup: kept out of `tribunal --help`
 
     check_timeout(timeout)
+    check_rates(rpm, tpm)
     try:
         base = load_config_file(config) if config else {}
         roles = parse_role_lms(role_lm) if role_lm else None
@@ -116,7 +120,7 @@ def evaluate(
     flags = {"lp": lp, "data": data, "program": program, "role_lms": role_lms,
              "lm": {"model": lm, "api_base": api_base[0] if api_base else None, "api_key_env": api_key_env,
                     "cache": cache, "reasks": reasks, "temperature": temperature, "max_tokens": max_tokens,
-                    "timeout": timeout, "server_slots": parse_server_slots(server_slots)},
+                    "timeout": timeout, "server_slots": parse_server_slots(server_slots), "rpm": rpm, "tpm": tpm},
              "segment": {"reference": reference, "context": context},
              "sampling": {"samples": samples, "combine": combine},
              "router": {"endpoints": list(api_base) if api_base and len(api_base) > 1 else None, "strategy": routing},

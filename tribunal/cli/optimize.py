@@ -13,7 +13,7 @@ from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estim
 from tribunal.cli.optimize_report import print_optimize_summary
 from tribunal.cli.help_policy import examples
 from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
-                                     TimeoutOption)
+                                     RpmOption, TimeoutOption, TpmOption, check_rates)
 from tribunal.core.judges import JUDGES
 from tribunal.optimizers.registry import OPTIMIZERS
 from tribunal.errors import EXIT_CAPPED, UserError
@@ -73,6 +73,8 @@ def optimize(
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
+    rpm: Optional[float] = RpmOption,
+    tpm: Optional[float] = TpmOption,
     max_cost: Optional[float] = MaxCostOption,
     max_calls: Optional[int] = MaxCallsOption,
     out: Optional[Path] = typer.Option(
@@ -97,12 +99,13 @@ def optimize(
     from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize  # heavy: pulls in scipy, numpy
     from tribunal.optimizers.program_settings import parse_assignments  # heavy: pulls in pydantic
 
+    check_rates(rpm, tpm)
     try:
         request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
                                   train=train, dev=dev, lm=lm, api_base=api_base, api_key_env=api_key_env,
                                   teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
                                   threads=threads, cache=cache, max_tokens=max_tokens, timeout=timeout, out=out,
-                                  objective=objective,
+                                  objective=objective, rpm=rpm, tpm=tpm,
                                   **({"reasks": reasks} if reasks is not None else {}))
     except ValidationError as err:
         first = err.errors()[0]

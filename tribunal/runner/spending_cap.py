@@ -3,7 +3,7 @@
 A :class:`SpendingCap` is the gate of every LM of a capped run (:mod:`tribunal.core.spending_gate`).
 Before a request goes out (its call slot held) it reserves what the request may cost at most: its
 prompt tokens (estimated from the prompt's text: four ASCII characters or one other character a
-token) at the input price plus its ``max_tokens`` at the completion price (LiteLLM's price table,
+token, :mod:`tribunal.core.request_estimate`) at the input price plus its ``max_tokens`` at the completion price (LiteLLM's price table,
 :mod:`tribunal.programs.pricing`). The request is refused with
 :class:`~tribunal.errors.SpendingCapReached` when what was spent plus what the requests in flight
 have reserved plus its own reservation would pass ``--max-cost`` (while other requests are in
@@ -22,10 +22,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-import dspy
-from dspy.clients.execution import IGNORED_CACHE_KEYS
-
 from tribunal.errors import SpendingCapReached, UserError
+from tribunal.core.request_estimate import answered_by_cache, prompt_text, prompt_token_estimate
 from tribunal.core.spending_gate import set_gate
 from tribunal.programs.pricing import model_prices, token_rates
 
@@ -40,23 +38,6 @@ class Reservation:
     usd: float
 
 
-def prompt_token_estimate(text: str) -> int:
-    """Tokens of ``text`` at most as tokenizers split it, about: 4 ASCII characters a token, 1 other a token."""
-    ascii_chars = sum(1 for ch in text if ord(ch) < 128)
-    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars) + 8  # + the chat template's few tokens
-
-
-def _prompt_text(call: Any) -> str:
-    messages = getattr(call, "messages", None) or (getattr(call, "legacy", None) or {}).get("messages")
-    if not messages:
-        return str(getattr(call, "prompt", "") or "")
-    parts = []
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else message
-        parts.append(content if isinstance(content, str) else str(content))
-    return "\n".join(parts)
-
-
 def _completion_limit(lm: Any, call: Any) -> int:
     for source in (getattr(call, "kwargs", None) or {}, getattr(call, "legacy", None) or {}, lm.kwargs):
         for key in ("max_tokens", "max_completion_tokens"):
@@ -64,16 +45,6 @@ def _completion_limit(lm: Any, call: Any) -> int:
                 return int(source[key])
     entry = model_prices(lm.model) or {}
     return int(entry.get("max_output_tokens") or entry.get("max_tokens") or DEFAULT_COMPLETION_LIMIT)
-
-
-def _cached(lm: Any, call: Any) -> bool:
-    """Whether DSPy's response cache holds this request's answer (then it costs nothing)."""
-    if not getattr(call, "cache", False):
-        return False
-    try:
-        return dspy.cache.get(call.key(lm, False), IGNORED_CACHE_KEYS) is not None
-    except Exception:  # noqa: BLE001 - a request DSPy cannot key is not cached
-        return False
 
 
 class SpendingCap:
@@ -135,12 +106,12 @@ class SpendingCap:
 
     def admit(self, lm: Any, call: Any) -> Reservation | None:
         """A reservation for one request (None: answered by the cache, free); raises over a cap."""
-        if _cached(lm, call):
+        if answered_by_cache(lm, call):
             return None
         usd = 0.0
         if self.max_cost is not None:
             rates = token_rates(lm.model, self.batch) or (0.0, 0.0)
-            usd = prompt_token_estimate(_prompt_text(call)) * rates[0] + _completion_limit(lm, call) * rates[1]
+            usd = prompt_token_estimate(prompt_text(call)) * rates[0] + _completion_limit(lm, call) * rates[1]
         with self._lock:
             while True:
                 if self.max_calls is not None and self.sent + self.in_flight >= self.max_calls:

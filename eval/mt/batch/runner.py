@@ -54,8 +54,10 @@ class BatchRun:
         self.ledger = BatchLedger(ledger_path(config.output_dir, signature), signature)
         self.providers = providers or providers_for(config)
         engine = BatchEngine(self.ledger, self.providers, config.batch.attempts)
-        # DSPy must not retry a failed request itself: the next batch does.
-        quiet = config.model_copy(update={"lm": config.lm.model_copy(update={"num_retries": 0})})
+        # DSPy must not retry a failed request itself: the next batch does. A request is parked, not sent,
+        # so --rpm/--tpm (online limits) do not pace collecting it.
+        quiet = config.model_copy(update={"lm": config.lm.model_copy(update={"num_retries": 0, "rpm": None,
+                                                                             "tpm": None})})
         self.program = program_factory(quiet, engine)()
         self.scheduler = Scheduler(gather=gather)
         self.stats: Counter = Counter()

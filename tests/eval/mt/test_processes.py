@@ -9,7 +9,7 @@ import pytest
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.eval.mt.job import run_evaluation
-from tribunal.eval.mt.processes import slot_shares
+from tribunal.eval.mt.processes import rate_share, slot_shares
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 
 from .helpers import KEY_ENV, SECRET, loopback_config
@@ -20,6 +20,14 @@ def test_slot_shares_split_the_bound():
     assert slot_shares(5, 2) == [3, 2]
     assert slot_shares(2, 4) == [1, 1]
     assert sum(slot_shares(7, 3)) == 7
+
+
+def test_the_rates_are_split_as_the_slots_are(tmp_path):
+    config = loopback_config("http://127.0.0.1:1/v1", tmp_path, concurrency=5, processes=2)
+    paced = config.model_copy(update={"lm": config.lm.model_copy(update={"rpm": 600.0, "tpm": 50000.0})})
+    shares = [rate_share(paced, share).lm for share in slot_shares(5, 2)]
+    assert [(lm.rpm, lm.tpm) for lm in shares] == [(360.0, 30000.0), (240.0, 20000.0)]
+    assert rate_share(config, 3) is config  # no rate: nothing to split
 
 
 def scores(out):
