@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 
 SEVERE = ("major", "critical")
 
@@ -35,10 +35,10 @@ def judge_spans(located: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return spans
 
 
-def rater_spans(rating: tuple[ErrorSpan, ...]) -> list[dict[str, Any]]:
+def rater_spans(rating: tuple[Span, ...]) -> list[dict[str, Any]]:
     """One rater's errors of a cell as page spans."""
     return [{"s": e.start, "e": e.end, "sev": str(e.severity or "").lower(), "cat": e.category,
-             "side": "source" if e.is_source_error else "target"} for e in rating]
+             "side": e.side} for e in rating]
 
 
 def mark_hits(judged: list[list[dict[str, Any]]], raters: dict[str, list[dict[str, Any]]]) -> None:
