@@ -1,7 +1,7 @@
 """The spans of one cell as the run page shows them: the judge's, located in the text, and the raters'.
 
 Offsets are half-open code-point offsets into the text of their side (``target``: the translation,
-``source``: the source), as :func:`tribunal.eval.mt.outputs.locate` finds them and the rating files
+``source``: the source), as :func:`tribunal.eval.mt.grounding.locate` finds them and the rating files
 hold them. A judge span that could not be located (``grounding: ungrounded``) has ``s``/``e`` None:
 the page lists it as not found, never highlights it. ``hit`` says whether a span overlaps a span of
 the other party on the same side (a judge span any rater's span; a rater span the judge's), so
