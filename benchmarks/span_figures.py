@@ -13,7 +13,7 @@ Rows (there is no real LM offline, so no LM judge's figure can be measured here)
 
 All figures: micro averaging, optimal one-to-one matching, target side, no severity penalty
 (``SpanOptions`` defaults, measure changed; signature ``v:2``, the measures as the authors' code
-computes them: optimal MPP maximises each segment's F); legacy char-F1: :mod:`tribunal.eval.meta.span_f1`.
+computes them: optimal MPP maximises each segment's F); legacy char-F1: :mod:`tribunal.eval.meta.spans.legacy`.
 
     python benchmarks/span_figures.py [--data $TRIBUNAL_DATA] [--tribunal OUT_DIR ...]
 """
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.data.span_files import read_spans
-from tribunal.eval.meta.span_f1 import span_scores
 from tribunal.core.spans import span
 from tribunal.eval.meta.spans import SpanOptions
 from tribunal.eval.meta.spans.agreement import pair_counts
+from tribunal.eval.meta.spans.legacy import legacy_scores
 from tribunal.eval.meta.spans.scoring import aggregate
 
 MEASURES = ("mpp", "wmt25")
@@ -38,7 +38,7 @@ MEASURES = ("mpp", "wmt25")
 def legacy_char_f1(candidate, raters, skip=None) -> float:
     cells = [([s for s in candidate[i] if s.side == "target"], [s for s in gold[i] if s.side == "target"])
              for name, gold in raters.items() if name != skip for i in gold if i in candidate]
-    return span_scores(cells).char_f1
+    return legacy_scores(cells)["char_f1"]
 
 
 def row(label, candidate, raters, skip=None) -> str:

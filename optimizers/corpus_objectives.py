@@ -36,7 +36,7 @@ import numpy as np
 import warnings
 
 from tribunal.optimizers.equiv_metric import expected_verdict, predicted_verdict
-from tribunal.optimizers.mt_metric import gold_spans, locate, predicted_mqm_score, span_f1
+from tribunal.optimizers.mt_metric import example_span_f, gold_spans, predicted_mqm_score, translation_spans
 from tribunal.eval.meta.agreement_stats import kendall_tau_b
 from tribunal.eval.meta.correlation import pearson as wmt_pearson, tie_calibrated_accuracy
 from tribunal.eval.meta.lp_tasks import GoldMatrices
@@ -152,8 +152,9 @@ def span_mpp(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     translation counts as predicted, matching nothing."""
     counts, missed = [], 0
     for pred, gold in zip(predictions, golds):
-        located, missing = ([], []) if pred is None else locate(_get(pred, "errors"), str(_get(gold, "translation")))
-        _, segment = span_f1(located, missing, gold_spans(gold))
+        located, missing = ([], []) if pred is None else translation_spans(_get(pred, "errors"),
+                                                                           str(_get(gold, "translation")))
+        _, segment = example_span_f(located, missing, gold_spans(gold))
         counts.append(segment)
         missed += len(missing)
     score = aggregate(counts)

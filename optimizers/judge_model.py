@@ -39,7 +39,7 @@ from tribunal.core.mt_item import JudgeItem
 from tribunal.core.service import JobRequest, configure, judge_factory, judge_items
 from tribunal.eval.equiv.rules.llm import LLMJudgeRule
 from tribunal.eval.mt.items import item_key
-from tribunal.eval.mt.outputs import locate
+from tribunal.eval.mt.grounding import locate
 from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.program_source import program_kind
 from tribunal.programs.lm import LMSettings, build_lm

@@ -18,14 +18,13 @@ on its score alone. A prediction without a numeric score is unscored. A predicti
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from tribunal.eval.meta.spans import SegmentCounts, precision_recall_f, segment_counts
-from tribunal.core.spans import span as measure_span
+from tribunal.core.spans import Span, side_of, span
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
 from tribunal.programs.mqm.scoring import mqm_from_esa
-from tribunal.eval.mt.grounding import ground
+from tribunal.eval.mt.grounding import locate, spans_of, ungrounded
 
 DEFAULT_WEIGHTS = {"score": 1.0, "spans": 1.0, "severity": 1.0}
 
@@ -34,51 +33,27 @@ DEFAULT_WEIGHTS = {"score": 1.0, "spans": 1.0, "severity": 1.0}
 TO_MQM_SCALE = {"esa": mqm_from_esa}
 
 
-@dataclass(frozen=True)
-class Span:
-    start: int
-    end: int
-    severity: str = ""
-    text: str = ""
-    is_source_error: bool = False
-
-
 def _get(obj: Any, name: str, default: Any = None) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
-def locate(errors: Any, translation: str) -> tuple[list[Span], list[str]]:
-    """Predicted errors as character spans of the translation (grounded: exact, normalised or fuzzy,
-    :mod:`tribunal.eval.mt.grounding`); also the spans that could not be grounded in it."""
-    located, missing = [], []
-    for error in errors or ():
-        text = str(_get(error, "span", "") or "")
-        if not text or _get(error, "is_source_error", False):
-            continue
-        found = ground(text, translation)
-        if found.start is None:
-            missing.append(text)
-        else:
-            located.append(Span(found.start, found.end, str(_get(error, "severity", "")).lower(), text))
-    return located, missing
+def translation_spans(errors: Any, translation: str) -> tuple[list[Span], list[str]]:
+    """Predicted errors as spans of the translation, located by :func:`tribunal.eval.mt.grounding.locate`
+    (exact, normalised or fuzzy); also the quoted spans that could not be found in it. Source errors
+    and errors quoting nothing are neither."""
+    located = [e for e in locate(errors, translation) if not e.get("is_source_error") and e.get("span")]
+    return spans_of(located), ungrounded(located)
 
 
 def gold_spans(gold: Any) -> list[Span]:
     """Human error spans of an example (``gold_errors``: dicts with start, end, severity, ...)."""
-    spans = []
-    for error in gold.get("gold_errors") or ():
-        if error.get("start") is None or error.get("end") is None:
-            continue
-        spans.append(Span(int(error["start"]), int(error["end"]), str(error.get("severity") or "").lower(),
-                          is_source_error=bool(error.get("is_source_error"))))
-    return spans
+    return [span(e["start"], e["end"], e.get("severity") or "", side_of(e.get("is_source_error")))
+            for e in gold.get("gold_errors") or () if e.get("start") is not None and e.get("end") is not None]
 
 
-def span_f1(predicted: list[Span], missing: list[str], gold: list[Span]) -> tuple[float, SegmentCounts]:
+def example_span_f(predicted: list[Span], missing: list[str], gold: list[Span]) -> tuple[float, SegmentCounts]:
     """Micro-MPP F of one example (an ungrounded predicted span counts as a predicted span matching nothing)."""
-    counts = segment_counts([measure_span(p.start, p.end, p.severity) for p in predicted],
-                            [measure_span(g.start, g.end, g.severity, "source" if g.is_source_error else "target")
-                             for g in gold])
+    counts = segment_counts(predicted, gold)
     return precision_recall_f(counts.tp_p, counts.n_p + len(missing), counts.tp_r, counts.n_g)[2], counts
 
 
@@ -127,9 +102,9 @@ class MQMMetric(JudgeMetric):
             return unscored(problem)
         human = float(gold.get("gold_score"))
         translation = gold.get("translation") or ""
-        located, missing = locate(_get(pred, "errors"), translation)
+        located, missing = translation_spans(_get(pred, "errors"), translation)
         reference = gold_spans(gold)
-        f1, counts = span_f1(located, missing, reference)
+        f1, counts = example_span_f(located, missing, reference)
         components = {
             "score": 1.0 - min(abs(predicted_score - human) / self.scale, 1.0),
             "spans": f1,

@@ -17,7 +17,7 @@ WMT23 en-de whose (item id, document id) occurs in two batches. Rows of tutorial
 ``#duplicate`` fillers are skipped, ``BAD`` rows are counted and left out. An item annotated twice
 keeps, for the same login, its newer annotation (by end time), else the later row of the file.
 
-Spans become :class:`~tribunal.core.rating.ErrorSpan` (category: the ``error_type`` or ``""``;
+Spans become :class:`~tribunal.core.spans.Span` (category: the ``error_type`` or ``""``;
 severity lower-cased: ``minor``, ``major``, ``undecided``...); an omission (``"missing"`` offsets)
 becomes a zero-length span at the end of the translation with category ``omission``. Offsets are
 read as half-open ``[start_i, end_i)``.
@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span
 from tribunal.eval.data.errors import DataFormatError
 
 N_COLUMNS = 12
@@ -45,7 +46,7 @@ class Annotation:
     """One cell's kept annotation: its ESA score and its error spans."""
 
     score: float
-    spans: tuple[ErrorSpan, ...]
+    spans: tuple[Span, ...]
     login: str
     end_time: float
 
@@ -102,16 +103,16 @@ def _batch_items(path: Path) -> tuple[dict[tuple[int, str, str], tuple[str, int,
     return items, where
 
 
-def _span(path: Path, line: int, raw: object, target: str) -> ErrorSpan:
+def _span(path: Path, line: int, raw: object, target: str) -> Span:
     if not isinstance(raw, dict) or "severity" not in raw or "start_i" not in raw or "end_i" not in raw:
         raise DataFormatError(path, line, "an error span needs start_i, end_i and severity")
     severity, category = str(raw["severity"]).strip().lower(), str(raw.get("error_type") or "")
     if raw["start_i"] == "missing" or raw["end_i"] == "missing":
-        return ErrorSpan(len(target), len(target), category or "omission", severity)
+        return Span(len(target), len(target), severity, category=category or "omission")
     start, end = raw["start_i"], raw["end_i"]
     if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end:
         raise DataFormatError(path, line, f"bad span offsets start_i={start!r} end_i={end!r}")
-    return ErrorSpan(start, end, category, severity)
+    return Span(start, end, severity, category=category)
 
 
 def _login_batches(rows: list[list[str]], where: dict[tuple[str, str], set[int]]) -> dict[str, int]:

@@ -27,7 +27,8 @@ import numpy as np
 from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span
 from tribunal.eval.data.rating_cache import rated_segments
 from tribunal.eval.data.ratings import cached_ratings
 from tribunal.eval.data.score_cache import ScoreCache
@@ -50,7 +51,7 @@ class RaterTable:
     files: list[Path] = field(default_factory=list)
 
 
-def error_weight(error: ErrorSpan) -> float:
+def error_weight(error: Span) -> float:
     """The penalty of one rated error: its own ``score``, else the WMT MQM weight (:func:`wmt_weight`)."""
     return error.score if error.score is not None else wmt_weight(error.category, error.severity)
 

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span, side_of
 from tribunal.eval.data.score_cache import Parsed
 
 
@@ -53,7 +54,7 @@ class _Spans:
         self._parsed = parsed
         self._columns: tuple[list, ...] | None = None
 
-    def spans(self, start: int, stop: int) -> list[ErrorSpan]:
+    def spans(self, start: int, stop: int) -> list[Span]:
         """The errors of rows ``start`` to ``stop`` (exclusive)."""
         if self._columns is None:
             a = self._parsed.arrays
@@ -61,7 +62,7 @@ class _Spans:
                                   ("start", "end", "category", "severity", "score", "has_score", "source_error"))
         categories, severities = self._parsed.strings["categories"], self._parsed.strings["severities"]
         begin, end, category, severity, score, has_score, source = (column[start:stop] for column in self._columns)
-        return [ErrorSpan(b, e, categories[c], severities[v], s if given else None, bool(x))
+        return [Span(b, e, severities[v], side_of(x), categories[c], s if given else None)
                 for b, e, c, v, s, given, x in zip(begin, end, category, severity, score, has_score, source)]
 
 
@@ -69,7 +70,7 @@ class RatingBlock(Sequence):
     """One system's ratings (``Rating`` per segment) from a cached file, each built when first read.
 
     A run reads the cells it judged, a few hundred of the file's tens of thousands of errors; building
-    every :class:`ErrorSpan` up front cost a 200-item M-MAD run about 0.09 s. Equal to the list a
+    every :class:`~tribunal.core.spans.Span` up front cost a 200-item M-MAD run about 0.09 s. Equal to the list a
     fresh parse gives (``==`` either way round); a segment read twice gives the same objects.
     """
 

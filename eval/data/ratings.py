@@ -11,7 +11,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span, side_of
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.text_files import split_lines
 
@@ -22,7 +23,7 @@ SEVERITIES = frozenset({"minor", "major", "critical", "neutral"})
 _FIELDS = ("start", "end", "category", "severity")
 
 
-def _parse_error(path: Path, number: int, raw: object) -> ErrorSpan:
+def _parse_error(path: Path, number: int, raw: object) -> Span:
     if not isinstance(raw, dict) or any(k not in raw for k in _FIELDS):
         raise DataFormatError(path, number, f"an error needs the fields {', '.join(_FIELDS)}")
     severity = str(raw["severity"]).lower()
@@ -34,13 +35,13 @@ def _parse_error(path: Path, number: int, raw: object) -> ErrorSpan:
     if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end:
         raise DataFormatError(path, number, f"bad span offsets start={start!r} end={end!r}")
     score = raw.get("score")
-    return ErrorSpan(
+    return Span(
         start=start,
         end=end,
-        category=str(raw["category"]),
         severity=severity,
+        side=side_of(raw.get("is_source_error", False)),
+        category=str(raw["category"]),
         score=None if score is None else float(score),
-        is_source_error=bool(raw.get("is_source_error", False)),
     )
 
 

@@ -48,7 +48,7 @@ ESA's scale, ``score >= 0`` on MQM's. For an MQM span judge the score half follo
 (its score is minus its spans' penalties), for a score-only judge the span half is empty, and the
 binary ``error-free`` judge's score (100 error-free, 0 not) is its own answer.
 
-Severities are those of :class:`~tribunal.core.rating.ErrorSpan` (lower-case strings).
+Severities are those of :class:`~tribunal.core.spans.Span` (lower-case strings).
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from tribunal.core.rating import ErrorSpan, Rating
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span
 
 GOLD_THRESHOLD = 85.0
 NOT_ERRORS = frozenset({"neutral", "no-error"})
@@ -67,11 +68,11 @@ SCALE_THRESHOLDS = {"esa": GOLD_THRESHOLD, "mqm": 0.0}
 
 
 def _errors(spans: Iterable[Any]) -> int:
-    """Spans (:class:`ErrorSpan` or dicts with a ``severity``) that mark an error (neutral ones do not)."""
+    """Spans (:class:`Span` or dicts with a ``severity``) that mark an error (neutral ones do not)."""
     return sum(1 for s in spans if str(_severity(s) or "").lower() not in NOT_ERRORS)
 
 
-def gold_rule(score: float, spans: Sequence[ErrorSpan] | None, threshold: float = GOLD_THRESHOLD) -> float:
+def gold_rule(score: float, spans: Sequence[Span] | None, threshold: float = GOLD_THRESHOLD) -> float:
     """1.0 error-free (score >= threshold and no error span), 0.0 not, NaN when unrated or unscored."""
     if spans is None or score is None or math.isnan(score):
         return math.nan
@@ -83,7 +84,7 @@ def mqm_error_free(rating: Rating) -> float:
     return math.nan if rating is None else float(_errors(rating) == 0)
 
 
-def from_spans(spans: Sequence[ErrorSpan] | None) -> float:
+def from_spans(spans: Sequence[Span] | None) -> float:
     """A span prediction converted: 1.0 when it marks no error span (Task 1 -> Task 3)."""
     return mqm_error_free(spans)
 

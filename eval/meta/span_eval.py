@@ -13,14 +13,16 @@ import numpy as np
 import pandas as pd
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.meta.span_f1 import SpanLike, span_scores
+from tribunal.core.spans import Span
+from tribunal.eval.meta.spans.legacy import LEGACY_KEYS, legacy_scores
 
 Cell = tuple[str, int]
 """(system, segment index)."""
 
 
-def span_f1_by_rater(pair: LanguagePair, predicted: Mapping[Cell, Sequence[SpanLike]]) -> pd.DataFrame:
-    """One row per rating file plus a ``mean`` row; columns from :meth:`SpanCounts.as_dict`."""
+def span_f1_by_rater(pair: LanguagePair, predicted: Mapping[Cell, Sequence[Span]]) -> pd.DataFrame:
+    """One row per rating file plus a ``mean`` row; columns: the legacy figures
+    (:data:`~tribunal.eval.meta.spans.legacy.LEGACY_KEYS`) and ``cells``."""
     rows = []
     for name in pair.rating_names:
         ratings = pair.ratings(name)
@@ -29,7 +31,8 @@ def span_f1_by_rater(pair: LanguagePair, predicted: Mapping[Cell, Sequence[SpanL
             for (system, segment), spans in predicted.items()
             if system in ratings and ratings[system][segment] is not None
         ]
-        rows.append({"rater": name, **span_scores(cells).as_dict()})
+        scores = legacy_scores(cells)
+        rows.append({"rater": name, **{k: scores[k] for k in (*LEGACY_KEYS, "cells")}})
     table = pd.DataFrame(rows)
     if len(table) > 1:
         numeric = table.drop(columns="rater")

@@ -14,14 +14,23 @@ case or Unicode form, a dropped accent or a slipped letter. :func:`ground` tries
    :data:`FUZZY_MIN_LENGTH` characters (shorter spans align somewhere in almost any sentence); an
    alignment that cuts a word is widened to the whole word;
 4. otherwise **ungrounded**: no offsets; the span is kept, counted and reported, never dropped.
+
+:func:`locate` grounds every error of a judgment this way (the one place tribunal turns a quoted span into
+offsets: ``errors.jsonl``, the run summary's span figures, the report page, the pyfunc model and the
+optimizer metrics all read it); :func:`spans_of` turns the located errors into
+:class:`~tribunal.core.spans.Span` for the span measures and :func:`ungrounded` lists the translation
+spans that could not be found.
 """
 
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Iterable, Literal
+
 from rapidfuzz import fuzz
+
+from tribunal.core.spans import Span, side_of, span as make_span
 
 Method = Literal["exact", "normalised", "fuzzy", "ungrounded"]
 FUZZY_THRESHOLD = 90.0
@@ -105,3 +114,41 @@ def ground(span: str, text: str) -> Grounding:
     while finish < len(norm_text) and norm_text[finish].isalnum() and norm_text[finish - 1].isalnum():
         finish += 1
     return Grounding(*_mapped(origin, begin, finish), "fuzzy", round(alignment.score, 2))
+
+
+def _fields(error: Any) -> dict:
+    """A judge's error as a dict (a dict already, or a typed error such as ``MQMError``)."""
+    if isinstance(error, dict):
+        return error
+    dump = getattr(error, "model_dump", None)
+    if callable(dump):
+        return dump()
+    fields = ("span", "subcategory", "category", "severity", "is_source_error")
+    return {k: getattr(error, k) for k in fields if hasattr(error, k)}
+
+
+def locate(errors: Iterable[Any] | None, translation: str, source: str = "") -> list[dict]:
+    """Errors with ``start`` / ``end`` of their span, grounded by :func:`ground` in the translation (in the
+    source for a source error); ``grounding`` says how (``ungrounded``: no offsets, the error is kept)."""
+    located = []
+    for error in errors or ():
+        fields = _fields(error)
+        in_source = bool(fields.get("is_source_error"))
+        found = ground(str(fields.get("span") or ""), source if in_source else translation)
+        located.append({**fields, "start": found.start, "end": found.end, "grounding": found.method})
+    return located
+
+
+def spans_of(located: Iterable[dict]) -> list[Span]:
+    """The grounded errors as spans of their side (severity lower-cased, the category as the report page reads
+    it, the quoted text kept); an ungrounded error has no offsets and no span."""
+    return [make_span(e["start"], e["end"], e.get("severity") or "", side_of(e.get("is_source_error")),
+                      str(e.get("subcategory") or e.get("category") or e.get("dimension") or ""),
+                      str(e.get("span") or ""))
+            for e in located if e.get("start") is not None]
+
+
+def ungrounded(located: Iterable[dict]) -> list[str]:
+    """The quoted texts of the translation's errors that could not be found in it (empty quotes aside)."""
+    return [str(e["span"]) for e in located
+            if e.get("start") is None and not e.get("is_source_error") and e.get("span")]

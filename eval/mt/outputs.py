@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -25,32 +24,7 @@ from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
 from tribunal.secrets import redact_text
-from tribunal.eval.mt.grounding import ground
-
-
-@dataclass(frozen=True)
-class PredictedSpan:
-    start: int
-    end: int
-    is_source_error: bool = False
-
-
-def locate(errors: list[dict], translation: str, source: str = "") -> list[dict]:
-    """Errors with ``start`` / ``end`` of their span, grounded in the translation (in the source for a
-    source error) by :func:`tribunal.eval.mt.grounding.ground`; ``grounding`` says how (``ungrounded``:
-    no offsets, the error is kept)."""
-    located = []
-    for error in errors:
-        in_source = bool(error.get("is_source_error"))
-        found = ground(error.get("span") or "", source if in_source else translation)
-        located.append({**error, "start": found.start, "end": found.end, "grounding": found.method})
-    return located
-
-
-def spans_of(located: list[dict]) -> list[PredictedSpan]:
-    """The grounded spans in the translation (source errors are not translation spans)."""
-    return [PredictedSpan(e["start"], e["end"]) for e in located
-            if e.get("start") is not None and not e.get("is_source_error")]
+from tribunal.eval.mt.grounding import locate
 
 
 CALL_FIELDS = ("stage", "role", "subject", "signature", "reask", "outputs", "error", "raw_answer")

@@ -13,9 +13,10 @@ from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not 
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
 from tribunal.runner.meter import add_summaries
-from tribunal.eval.mt.outputs import locate, spans_of, system_scores
-from tribunal.core.spans import span
-from tribunal.eval.meta.span_f1 import span_scores
+from tribunal.eval.mt.grounding import locate, spans_of
+from tribunal.eval.mt.outputs import system_scores
+from tribunal.core.rating import Rating
+from tribunal.core.spans import Span, span
 from tribunal.programs.fallbacks import degraded_roles
 from tribunal.programs.pricing import spend
 
@@ -53,14 +54,9 @@ SPAN_MEASURES = ("mpp", "wmt25")
 """The field's measures in the summary (micro, optimal one-to-one, target side: :mod:`tribunal.eval.meta.spans`)."""
 
 
-def judged_spans(located: list[dict]) -> list:
-    """A judge's located errors as measure spans (target and source side; ungrounded ones have no offsets)."""
-    return [span(e["start"], e["end"], e.get("severity") or "", "source" if e.get("is_source_error") else "target")
-            for e in located if e.get("start") is not None]
-
-
-def rater_spans(rating) -> list:
-    return [span(e.start, e.end, e.severity, "source" if e.is_source_error else "target") for e in rating]
+def rater_spans(rating: Rating) -> list[Span]:
+    """A rater's spans as the measures read them (severity lower-cased)."""
+    return [span(e.start, e.end, e.severity, e.side) for e in rating or ()]
 
 
 def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, ItemResult]) -> dict[str, float]:
@@ -68,9 +64,10 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
 
     The field's measures (Perrella et al. 2026): ``mpp_precision`` / ``mpp_recall`` / ``mpp_f`` (micro MPP)
     and ``wmt25_*`` (the WMT25 character measure), pooled over (cell, rater), and ``RATER.mpp_f`` /
-    ``RATER.wmt25_f`` for each rating file. Legacy, kept for the tables that report them:
-    ``char_precision`` / ``char_recall`` / ``char_f1`` (pooled character F1 of :mod:`tribunal.eval.meta.span_f1`)
-    and ``span_*`` (one shared character is a match: the same as MP with many-to-many coverage).
+    ``RATER.wmt25_f`` for each rating file. Legacy, kept for the tables that report them and derived from the
+    same measures with the same empty-side convention (:mod:`tribunal.eval.meta.spans.legacy`):
+    ``char_precision`` / ``char_recall`` / ``char_f1`` (pooled character F1) and ``span_*`` (one shared
+    character is a match: MP with many-to-many coverage).
 
     Beside the pooled counts (``predicted_spans``, ``gold_spans``: per cell and rater), what the judge
     marked in the rated cells, counted once per cell: ``judge_spans`` = ``judge_spans_located`` (in the
@@ -78,6 +75,7 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
     ``rated_cells``; so a judge whose spans could not be located is never said to have marked none.
     """
     from tribunal.eval.meta.spans import SpanOptions, aggregate, segment_counts  # heavy: pulls in scipy
+    from tribunal.eval.meta.spans.legacy import LEGACY_KEYS, legacy_scores  # heavy: the measures above
 
     located: dict[str, list] = {}  # an item's spans are grounded once, however many cells and raters share it
     cells, rated = [], {}
@@ -93,13 +91,13 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
                 item = items.items[cell.key]
                 located[cell.key] = locate(result.errors, item.translation, item.source)
             rated[(cell.system, cell.segment)] = located[cell.key]
-            cells.append((spans_of(located[cell.key]), gold))
-            judge, human = judged_spans(located[cell.key]), rater_spans(gold)
+            judge, human = spans_of(located[cell.key]), rater_spans(gold)
+            cells.append((judge, human))
             for measure, by_rater in measured.items():
                 by_rater.setdefault(name, []).append(segment_counts(judge, human, SpanOptions(measure=measure)))
     if not cells:
         return {}
-    counts = span_scores(cells)
+    legacy = legacy_scores(cells)
     measures: dict[str, float] = {}
     for measure, by_rater in measured.items():
         options = SpanOptions(measure=measure)
@@ -108,8 +106,8 @@ def span_evaluation(pair: LanguagePair, items: RunItems, results: dict[str, Item
                      f"{measure}_f": pooled.f}
         measures |= {f"{rater}.{measure}_f": aggregate(c, options).f for rater, c in by_rater.items()}
     tally = span_tally(e for errors in rated.values() for e in errors)
-    return {k: float(v) for k, v in counts.as_dict().items()} | measures | {
-        "predicted_spans": float(counts.spans_predicted), "gold_spans": float(counts.spans_gold),
+    return {k: legacy[k] for k in (*LEGACY_KEYS, "cells")} | measures | {
+        "predicted_spans": legacy["spans_predicted"], "gold_spans": legacy["spans_gold"],
         "rated_cells": float(len(rated)), **{f"judge_spans_{k}": float(v) for k, v in tally.items()},
         "judge_spans": float(tally["translation"] + tally["source"]),  # judge_spans_source: from the tally
         "judge_spans_ungrounded": float(tally["translation_ungrounded"]),

@@ -3,7 +3,7 @@
 Nothing here is a statistic computed again: the head's figures are the :class:`RunSummary`'s
 (``summary.json``), each row's score, reason, degradations and transcript are the journal's
 :class:`ItemResult`, the judge's spans are located as ``errors.jsonl`` locates them
-(:func:`tribunal.eval.mt.outputs.locate`), the texts, human scores and raters' spans come from the
+(:func:`tribunal.eval.mt.grounding.locate`), the texts, human scores and raters' spans come from the
 data folder. A row is a cell (system x segment): the human score and the raters' spans are a cell's;
 cells with the same source and translation share one judged item (``key``).
 """
@@ -17,7 +17,8 @@ from typing import Any
 from tribunal.core.item_result import ItemResult
 from tribunal.core.run_summary import RunSummary
 from tribunal.eval.mt.items import RunItems
-from tribunal.eval.mt.outputs import call_transcript, locate
+from tribunal.eval.mt.grounding import locate
+from tribunal.eval.mt.outputs import call_transcript
 from tribunal.eval.report.spans_view import judge_spans, mark_hits, missed_severe, rater_spans
 from tribunal.eval.tracking.signature import split_unescaped, unescape
 

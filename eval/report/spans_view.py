@@ -1,7 +1,7 @@
 """The spans of one cell as the run page shows them: the judge's, located in the text, and the raters'.
 
 Offsets are half-open code-point offsets into the text of their side (``target``: the translation,
-``source``: the source), as :func:`tribunal.eval.mt.outputs.locate` finds them and the rating files
+``source``: the source), as :func:`tribunal.eval.mt.grounding.locate` finds them and the rating files
 hold them. A judge span that could not be located (``grounding: ungrounded``) has ``s``/``e`` None:
 the page lists it as not found, never highlights it. ``hit`` says whether a span overlaps a span of
 the other party on the same side (a judge span any rater's span; a rater span the judge's), so
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 
 SEVERE = ("major", "critical")
 
@@ -35,10 +35,10 @@ def judge_spans(located: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return spans
 
 
-def rater_spans(rating: tuple[ErrorSpan, ...]) -> list[dict[str, Any]]:
+def rater_spans(rating: tuple[Span, ...]) -> list[dict[str, Any]]:
     """One rater's errors of a cell as page spans."""
     return [{"s": e.start, "e": e.end, "sev": str(e.severity or "").lower(), "cat": e.category,
-             "side": "source" if e.is_source_error else "target"} for e in rating]
+             "side": e.side} for e in rating]
 
 
 def mark_hits(judged: list[list[dict[str, Any]]], raters: dict[str, list[dict[str, Any]]]) -> None:

@@ -10,7 +10,8 @@ import pytest
 
 from tests.conftest import shared_data
 from tribunal.eval.data.multi_ratings import error_weight
-from tribunal.eval.data.ratings import ErrorSpan, read_ratings
+from tribunal.core.spans import Span
+from tribunal.eval.data.ratings import read_ratings
 from tribunal.optimizers.example_inputs import human_mqm_score
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.core.wmt_weights import wmt_weight
@@ -47,7 +48,7 @@ def test_the_three_scores_weigh_an_error_alike(dimension, subcategory, severity)
     category = f"{dimension}/{subcategory}"
     judge = wmt_mqm_score([DimensionError(dimension=dimension, span="x", subcategory=subcategory, severity=severity)])
     human = human_mqm_score([{"category": category, "severity": severity}])
-    rated = -error_weight(ErrorSpan(0, 1, category, severity))
+    rated = -error_weight(Span(0, 1, severity, category=category))
     assert judge == human == rated == -wmt_weight(category, severity)
 
 

@@ -24,22 +24,19 @@ def test_numbers_have_fixed_decimals_and_undefined_values_say_why():
     assert money(0.000123) == "$0.0001" and money(None) == "unknown"
 
 
-def test_span_scores_print_n_a_with_the_reason_when_nothing_was_predicted():
+def test_span_scores_when_nothing_was_predicted_follow_the_empty_side_convention():
     from tribunal.cli.mt_evaluate import span_reasons
-    from tribunal.eval.meta.span_f1 import span_scores
+    from tribunal.core.spans import span
+    from tribunal.eval.meta.spans.legacy import legacy_scores
 
-    class Span:
-        def __init__(self, start, end):
-            self.start, self.end = start, end
-
-    counts = span_scores([([], [Span(0, 4)]), ([], [])])  # the judge marked nothing: precision undefined
-    values = {k: float(v) for k, v in counts.as_dict().items()} | {"predicted_spans": 0.0, "gold_spans": 1.0}
+    scores = legacy_scores([([], [span(0, 4)]), ([], [])])  # the judge marked nothing
+    values = scores | {"predicted_spans": 0.0, "gold_spans": 1.0}
     reasons = span_reasons(values)
-    assert number(values["char_precision"], reasons["char_precision"]) == \
-        "n/a (the judge marked no error span in the rated cells)"
-    assert number(values["char_recall"], reasons["char_recall"]) == "0.0000"  # defined: nothing of 4 chars found
-    assert number(values["span_f1"], reasons["span_f1"]).startswith("n/a (the judge marked no error span")
-    # spans the judge did mark but that could not be located are not "no error span"
+    assert number(values["char_precision"], reasons["char_precision"]) == "1.0000"  # nothing wrong was claimed
+    assert number(values["char_recall"], reasons["char_recall"]) == "0.0000"  # nothing of 4 chars found
+    assert number(values["span_f1"], reasons["span_f1"]) == "0.0000"
+    # an undefined value still reads n/a with its reason; spans that could not be located are not "no error span"
+    assert number(math.nan, reasons["char_precision"]) == "n/a (the judge marked no error span in the rated cells)"
     located_none = values | {"judge_spans": 3.0, "judge_spans_ungrounded": 3.0, "judge_spans_located": 0.0}
     assert span_reasons(located_none)["char_precision"] == \
         "none of the judge's spans in the rated cells was located in the translation (3 ungrounded)"

@@ -2,20 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tribunal.core.spans import Span
 
-
-@dataclass(frozen=True)
-class ErrorSpan:
-    """One annotated MQM error."""
-
-    start: int
-    end: int
-    category: str
-    severity: str
-    score: float | None = None
-    is_source_error: bool = False
-
-
-Rating = tuple[ErrorSpan, ...] | None
-"""The errors of one rated cell, or None where the cell is unrated."""
+Rating = tuple[Span, ...] | None
+"""The errors of one rated cell (:class:`~tribunal.core.spans.Span`: offsets, side, category, severity and the
+rater's own ``score`` if given), or None where the cell is unrated."""

@@ -2,7 +2,8 @@
 
 See :mod:`.measures` for the definitions and their sources, :mod:`.scoring` for averaging and the
 empty-side convention, :mod:`.significance` for paired tests and clusters, :mod:`.agreement` for
-the raters' own ceiling. ``eval/meta/span_f1.py`` keeps the legacy pooled character F1.
+the raters' own ceiling, :mod:`.legacy` for tribunal's legacy figures (pooled character F1, partial-match span F1)
+derived from the same measures.
 """
 
 from tribunal.eval.meta.spans.options import SpanOptions, parse_weights

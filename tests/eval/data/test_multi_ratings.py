@@ -14,7 +14,7 @@ from tribunal.errors import UserError
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.judge_scores import read_judge
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 from tribunal.eval.data.multi_ratings import rating_score, user_ratings, wmt_raters
 
 
@@ -24,10 +24,10 @@ def lines(*records) -> str:
 
 def test_rating_scores_use_each_errors_score_else_the_wmt_weights():
     assert math.isnan(rating_score(None)) and rating_score(()) == 0.0
-    given = ErrorSpan(0, 3, "accuracy/mistranslation", "major", score=5.0)
-    assert rating_score((given, ErrorSpan(0, 1, "fluency/punctuation", "minor"))) == pytest.approx(-5.1)
-    assert rating_score((ErrorSpan(0, 1, "Non-translation!", "major"), ErrorSpan(0, 1, "style", "minor"))) == -26.0
-    assert rating_score((ErrorSpan(0, 1, "x", "critical"), ErrorSpan(0, 1, "source issue", "neutral"))) == -25.0
+    given = Span(0, 3, "major", category="accuracy/mistranslation", score=5.0)
+    assert rating_score((given, Span(0, 1, "minor", category="fluency/punctuation"))) == pytest.approx(-5.1)
+    assert rating_score((Span(0, 1, "major", category="Non-translation!"), Span(0, 1, "minor", category="style"))) == -26.0
+    assert rating_score((Span(0, 1, "critical", category="x"), Span(0, 1, "neutral", category="source issue"))) == -25.0
 
 
 def test_user_files_rater_by_item(tmp_path):

@@ -1,7 +1,7 @@
 import pytest
 
 from tribunal.eval.data.errors import DataFormatError
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 from tribunal.eval.data.ratings import read_ratings
 from tribunal.eval.data.text_files import read_documents, read_lines
 from tests.conftest import write
@@ -12,7 +12,7 @@ GOOD = '{"errors": [{"start": 0, "end": 3, "category": "accuracy/mistranslation"
 def test_ratings_parse_spans_and_none(tmp_path):
     path = write(tmp_path / "en-de.mqm.merged.seg.rating", f"A\t{GOOD}\nA\tNone\nA\t{{\"errors\": []}}\n")
     ratings = read_ratings(path, n_segments=3)
-    assert ratings["A"][0] == (ErrorSpan(0, 3, "accuracy/mistranslation", "major", 5.0, False),)
+    assert ratings["A"][0] == (Span(0, 3, "major", category="accuracy/mistranslation", score=5.0),)
     assert ratings["A"][1] is None
     assert ratings["A"][2] == ()
 

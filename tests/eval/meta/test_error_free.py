@@ -9,14 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 from tribunal.eval.meta.binary_measures import bootstrap, mcc_nulls, measures
 from tribunal.eval.meta.error_free import (from_judgment, from_score, from_spans, gold_rule, labels_of, mqm_error_free,
                                            mqm_labels)
 from tribunal.eval.meta.error_free_job import calibrated_threshold
 
-MINOR = ErrorSpan(0, 3, "", "minor")
-NEUTRAL = ErrorSpan(0, 3, "", "neutral")
+MINOR = Span(0, 3, "minor")
+NEUTRAL = Span(0, 3, "neutral")
 
 
 @pytest.mark.parametrize("score, spans, expected", [
@@ -37,7 +37,7 @@ def test_gold_rule_unrated_and_threshold_setting():
 
 def test_span_conversion_and_mqm_gold():
     assert from_spans(()) == 1.0 and from_spans((MINOR,)) == 0.0 and from_spans((NEUTRAL, NEUTRAL)) == 1.0
-    assert math.isnan(from_spans(None)) and mqm_error_free((ErrorSpan(1, 2, "x", "major"),)) == 0.0
+    assert math.isnan(from_spans(None)) and mqm_error_free((Span(1, 2, "major", category="x"),)) == 0.0
 
 
 @pytest.mark.parametrize("errors, score, scale, expected", [
@@ -46,7 +46,7 @@ def test_span_conversion_and_mqm_gold():
     ([{"severity": "Minor"}], 95.0, "esa", 0.0),      # an ESA span judge: a span, whatever the score
     ([], 84.0, "esa", 0.0),                           # ... or a score below 85
     ([{"severity": "neutral"}], 0.0, "mqm", 1.0),     # an MQM span judge: neutral marks are no error
-    ([MINOR], -1.0, "mqm", 0.0),                      # ErrorSpan objects too
+    ([MINOR], -1.0, "mqm", 0.0),                      # Span objects too
     ([], -0.5, "mqm", 0.0),                           # a score-only MQM judge: any penalty
 ])
 def test_a_judgment_converts_by_both_halves_at_its_scales_threshold(errors, score, scale, expected):
@@ -93,7 +93,7 @@ def test_calibrated_threshold_maximises_mcc():
 
 def test_gold_counts_every_annotated_span_undecided_included():
     # the page: "contains no annotated error spans"; the campaign marks some spans "undecided"
-    assert gold_rule(100.0, (ErrorSpan(0, 3, "", "undecided"),)) == 0.0
+    assert gold_rule(100.0, (Span(0, 3, "undecided", ),)) == 0.0
 
 
 def test_spans_with_a_score_convert_cell_by_cell_by_both_halves_of_the_rule():
@@ -103,7 +103,7 @@ def test_spans_with_a_score_convert_cell_by_cell_by_both_halves_of_the_rule():
 
 
 def test_span_predictions_convert_by_no_error_span():
-    major = ErrorSpan(1, 2, "x", "major")
+    major = Span(1, 2, "major", category="x")
     np.testing.assert_array_equal(mqm_labels([(), (major, MINOR), (NEUTRAL,), None]), [1.0, 0.0, 1.0, np.nan])
 
 

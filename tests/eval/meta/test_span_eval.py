@@ -1,7 +1,7 @@
 import pytest
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 from tests.conftest import write
 
 
@@ -25,7 +25,7 @@ def test_two_raters_scored_on_their_own_cells(tiny_mtme):
     write(human / "en-de.mqm.rater2.seg.rating",
           rating_line("A", None) + rating_line("A", [err(0, 2)]) + rating_line("A", []))
     pair = LanguagePair(tiny_mtme, "en-de")
-    predicted = {("A", 0): [ErrorSpan(0, 2, "x", "major")], ("A", 1): [], ("A", 2): [ErrorSpan(0, 1, "x", "minor")]}
+    predicted = {("A", 0): [Span(0, 2, "major", category="x")], ("A", 1): [], ("A", 2): [Span(0, 1, "minor", category="x")]}
     table = span_f1_by_rater(pair, predicted).set_index("rater")
     assert table.loc["mqm.rater1", "char_f1"] == 1.0 and table.loc["mqm.rater1", "cells"] == 1
     # rater2: segment 1 missed (2 gold chars), segment 2 a false alarm (1 predicted char)

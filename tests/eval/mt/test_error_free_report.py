@@ -10,7 +10,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
-from tribunal.core.rating import ErrorSpan
+from tribunal.core.spans import Span
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.mt.error_free import error_free_metrics, run_error_free, run_gold
 
@@ -59,8 +59,8 @@ def test_no_gold_on_the_scored_cells_no_block(tiny_mtme):
 
 def test_rating_files_give_the_gold_and_span_judges_convert_by_their_spans(tiny_mtme):
     pair = LanguagePair(tiny_mtme, "en-de")
-    major = (ErrorSpan(0, 1, "accuracy", "major"),)
-    neutral = (ErrorSpan(0, 1, "other", "neutral"),)
+    major = (Span(0, 1, "major", category="accuracy"),)
+    neutral = (Span(0, 1, "neutral", category="other"),)
     ratings = {"mqm.r1": {"A": [None, major, None]}, "mqm.r2": {"A": [neutral, neutral, None]}}
     pair.__dict__["rating_names"] = list(ratings)
     pair.ratings = lambda name: ratings[name]

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tribunal.eval.mt.grounding import FUZZY_THRESHOLD, ground
+from tribunal.eval.mt.grounding import FUZZY_THRESHOLD, ground, locate, spans_of
 from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
-from tribunal.eval.mt.outputs import locate, spans_of
 from tribunal.eval.mt.report import grounding_counts
 
 TEXT = "Er sagte: „Das  Haus ist groß.“ Dann ging er nach Hause."
@@ -51,7 +50,7 @@ def test_located_errors_keep_offsets_method_and_the_ungrounded_ones():
     assert [e["grounding"] for e in located] == ["normalised", "ungrounded", "exact"]
     assert (located[0]["start"], located[0]["end"]) == (11, 20) and located[1]["start"] is None
     assert (located[2]["start"], located[2]["end"]) == (5, 17)  # in the source, not the translation
-    assert [(s.start, s.end) for s in spans_of(located)] == [(11, 20)]  # span F1 sees translation spans only
+    assert [(s.start, s.end, s.side) for s in spans_of(located)] == [(11, 20, "target"), (5, 17, "source")]
 
 
 def test_the_run_summary_counts_spans_by_grounding():
@@ -68,7 +67,17 @@ def test_the_run_summary_counts_spans_by_grounding():
 
 
 def test_span_f1_of_the_optimizer_metric_uses_grounded_offsets():
-    from tribunal.optimizers.mt_metric import locate as metric_locate
+    from tribunal.optimizers.mt_metric import translation_spans
 
-    located, missing = metric_locate([{"span": "das haus", "severity": "Major"}, {"span": "Katze"}], TEXT)
-    assert [(s.start, s.end, s.severity) for s in located] == [(11, 20, "major")] and missing == ["Katze"]
+    located, missing = translation_spans([{"span": "das haus", "severity": "Major"}, {"span": "Katze"},
+                                          {"span": "Haus", "is_source_error": True}, {"span": ""}], TEXT)
+    assert [(s.start, s.end, s.severity, s.text) for s in located] == [(11, 20, "major", "das haus")]
+    assert missing == ["Katze"]  # the source error and the empty quote are neither located nor missing
+
+
+def test_locate_reads_typed_errors_as_it_reads_dicts():
+    from tribunal.signatures.mqm.errors import MQMError
+
+    typed = MQMError(span="das haus", subcategory="mistranslation", severity="major")
+    assert locate([typed], TEXT) == locate([typed.model_dump()], TEXT)
+    assert spans_of(locate([typed], TEXT))[0].category == "mistranslation"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tribunal.cli.mt_evaluate import span_sides
-from tribunal.eval.mt.outputs import locate
+from tribunal.eval.mt.grounding import locate
 from tribunal.eval.mt.report import span_tally
 
 TRANSLATION = "The cat sat on the mat."
