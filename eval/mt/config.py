@@ -87,7 +87,7 @@ class EvaluateConfig(BaseModel):
     judging: Literal["threads", "async"] = Field(
         "threads", description="how items are judged: threads (a thread per item and per fanned-out call) or "
                                "async (coroutines on one event loop: a call in flight costs a task and a socket; "
-                               "GEMBA-MQM and M-MAD with the consensus debate)")
+                               "every MT judge)")
     processes: int = Field(1, ge=1, le=64, description="worker processes sharing the call slots (HTTP LMs only)")
     fan_out: bool = Field(True, description="run an item's independent calls (M-MAD's stage-1 agents, the "
                                             "debates of different dimensions) concurrently")

@@ -17,9 +17,10 @@ driver's context.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Generator, Sequence
+from typing import Any, Generator, Iterator, Sequence
 
 from tribunal.core.async_scheduling import afan_out
 from tribunal.core.scheduling import fan_out
@@ -64,6 +65,26 @@ def ask(lms: Any, role: str, stage: str, predictor: Any, check: Any = None, **in
 
 def run(plan: Plan) -> Any:
     """Drive ``plan`` on this thread (the threaded runner's path); returns its result."""
+    with _closed_here(plan):
+        return _drive(plan)
+
+
+@contextlib.contextmanager
+def _closed_here(plan: Plan) -> Iterator[None]:
+    """Close ``plan`` in this context when what stops it is not thrown into it.
+
+    A ``BaseException`` (batch mode's ``Parked``, Ctrl-C, a cancelled task) leaves the generator
+    suspended at its ``yield``; closed later by the garbage collector, in whatever context and thread
+    that runs, its ``with calls_ahead(...)`` would reset a context variable's token outside the
+    context that set it. Closing it here runs its ``finally`` blocks where they belong."""
+    try:
+        yield
+    except BaseException:
+        plan.close()
+        raise
+
+
+def _drive(plan: Plan) -> Any:
     sent, thrown = None, None
     while True:
         try:
@@ -93,6 +114,11 @@ def _part(part: Any) -> Any:
 
 async def arun(plan: Plan) -> Any:
     """Drive ``plan`` as a coroutine (the async runner's path); returns its result."""
+    with _closed_here(plan):
+        return await _adrive(plan)
+
+
+async def _adrive(plan: Plan) -> Any:
     sent, thrown = None, None
     while True:
         try:

@@ -75,7 +75,7 @@ def evaluate(
     judging: Optional[str] = typer.Option(
         None, "--judging", metavar="threads|async",
         help="How items are judged: threads (default) or async (coroutines on one event loop, a call in flight "
-             "costs a task and a socket; --concurrency up to 4096; GEMBA-MQM and M-MAD's consensus debate)."),
+             "costs a task and a socket; --concurrency up to 4096; every MT judge)."),
     processes: Optional[int] = typer.Option(
         None, "--processes", help="Worker processes sharing those calls (default: 1; try 2 or more at high concurrency)."
     ),
