@@ -13,12 +13,14 @@ synthetic judge) in ANOTHER process, so the peer's CPU is not counted. Two workl
   departure) and the tail (last time at least 90% of the slots were busy to the end); the in-flight
   timeline of every tree is drawn to one PNG (``--plot``).
 
-Both also report the connections the client opened to the peer and the most threads alive at once
-in the client (sampled every 50 ms), and the garbage collections while judging.
+Both also report the connections the client opened to the peer, the most threads alive at once and
+the peak resident memory of the client's processes (every thread and process below the CLI, from
+``/proc``, sampled every 50 ms), and the garbage collections while judging (each one a red band on the
+timeline plot). ``--processes N`` runs ``mt evaluate --processes N``: CPU, threads and memory then
+count every worker.
 
 ``--judging threads,async`` runs every tree on each judging path in turn (``mt evaluate --judging``),
-interleaved, so both see the same machine load; the peak resident memory of each run is its
-``ru_maxrss``.
+interleaved, so both see the same machine load.
 
 ``--tree PATH`` (repeatable) runs the same workload on another checkout with that checkout's own
 venv (``PATH/.venv/bin/python``, which imports ``tribunal`` from that checkout), one after the other
@@ -110,6 +112,9 @@ def child(report: str, argv: list[str]) -> None:
         pass
     else:
         async_judging.ajudge_all = timed(async_judging.ajudge_all)
+    from tribunal.eval.mt import processes  # --processes: job.py reads judge_in_processes when it calls it
+
+    processes.judge_in_processes = timed(processes.judge_in_processes)
     pauses: list[tuple[int, float, float]] = []  # (generation, start, seconds) of every collection
     started: dict[str, float] = {}
 
@@ -125,9 +130,11 @@ def child(report: str, argv: list[str]) -> None:
     gc.callbacks.append(collection)
     threads = {"peak": 0}
 
-    def count_threads() -> None:  # the most threads alive at once, sampled every 50 ms
+    def count_threads() -> None:  # the most threads alive at once and the resident memory, sampled every 50 ms
         while True:
-            threads["peak"] = max(threads["peak"], threading.active_count())
+            alive, resident = tree_usage(os.getpid())  # with --processes, the workers' too
+            threads["peak"] = max(threads["peak"], alive)
+            threads["rss_kb"] = max(threads.get("rss_kb", 0), resident)
             time.sleep(0.05)
 
     threading.Thread(target=count_threads, daemon=True).start()
@@ -146,7 +153,27 @@ def child(report: str, argv: list[str]) -> None:
             yappi.stop()
             yappi.get_func_stats().save(os.environ["BENCH_YAPPI"], type="pstat")
         marks["end_cpu_child"] = cpu()
-        Path(report).write_text(json.dumps(marks | {"gc": pauses, "threads": threads["peak"]}))
+        Path(report).write_text(json.dumps(marks | {"gc": pauses, "threads": threads["peak"], "rss_kb": threads.get("rss_kb", 0)}))
+
+
+def tree_usage(pid: int) -> tuple[int, int]:
+    """(threads, resident kB) of ``pid`` and every process below it, summed, from ``/proc``."""
+    threads = resident = 0
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+        children = [int(c) for task in Path(f"/proc/{pid}/task").iterdir()
+                    for c in (task / "children").read_text().split()]
+    except OSError:  # the process ended meanwhile
+        return 0, 0
+    for line in status.splitlines():
+        if line.startswith("Threads:"):
+            threads += int(line.split()[1])
+        elif line.startswith("VmRSS:"):
+            resident += int(line.split()[1])
+    for child_pid in children:
+        more_threads, more_resident = tree_usage(child_pid)
+        threads, resident = threads + more_threads, resident + more_resident
+    return threads, resident
 
 
 def tree_python(tree: Path) -> str:
@@ -166,7 +193,7 @@ class Profiling:
 
 
 def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str,
-             profiling: Profiling = Profiling(), judging: str | None = None) -> dict:
+             profiling: Profiling = Profiling(), judging: str | None = None, processes: int = 1) -> dict:
     """One CLI run of ``tree``'s code against a fresh peer: CPU figures and the peer's answer intervals.
 
     ``cache``: tribunal's cache folder (the parsed-data cache), the same for every run. ``profiling``:
@@ -186,7 +213,8 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
                     "--api-base", api_base, "--api-key-env", "TRIBUNAL_BENCH_KEY", "--no-cache", "--no-track",
                     "--preset", "paper", "--rated-only", "--limit", str(workload.items),
                     "--concurrency", str(workload.concurrency), "--timeout", "60", "--out", str(Path(scratch) / "out"),
-                    *(["--judging", judging] if judging else [])]
+                    *(["--judging", judging] if judging else []),
+                    *(["--processes", str(processes)] if processes > 1 else [])]
             env = {**os.environ, "TRIBUNAL_BENCH_KEY": "loopback-peer-takes-any-key", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                    "TRIBUNAL_CACHE": str(cache), "DSPY_CACHEDIR": str(Path(scratch) / "dspy"), "PYTHONPATH": ""}
             # As on a user's machine, the warm-up run leaves bytecode behind: with PYTHONDONTWRITEBYTECODE
@@ -214,7 +242,8 @@ def run_tree(tree: Path, workload: Workload, data: Path, cache: Path, judge: str
     finally:
         stop.set()
         peer.join(timeout=10)
-    return {"tree": str(tree) + (f" --judging {judging}" if judging else ""), "marks": marks, "rss_mb": usage.ru_maxrss / 1024, "calls": calls, "intervals": intervals, "summary": printed,
+    return {"tree": str(tree) + (f" --judging {judging}" if judging else "")
+            + (f" --processes {processes}" if processes > 1 else ""), "marks": marks, "rss_mb": usage.ru_maxrss / 1024, "calls": calls, "intervals": intervals, "summary": printed,
             "connections": connections,
             "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime, "sys": usage.ru_stime,
             "load": (load_before, os.getloadavg()[0])}
@@ -256,6 +285,9 @@ def plot(runs: list[dict], slots: int, path: Path) -> None:
         times, level = in_flight(run["intervals"])
         axis.step(times - times[0], level, where="post", linewidth=0.7)
         axis.axhline(slots, color="grey", linestyle="--", linewidth=0.7)
+        for _generation, at, seconds in run["marks"].get("gc", []):  # the client's collections, as pauses
+            if seconds >= 0.05:
+                axis.axvspan(at - seconds - times[0], at - times[0], color="red", alpha=0.25, linewidth=0)
         busy, window, tail = slots_busy(run["intervals"], slots)
         axis.set_title(f"{run['tree']}: slots busy {busy:.3f} over {window:.1f} s, tail {tail:.1f} s", fontsize=9)
         axis.set_ylabel("calls in flight")
@@ -285,6 +317,8 @@ def main() -> None:
     parser.add_argument("--judging", default=None,
                         help="comma-separated judging paths to run each tree with, interleaved (e.g. threads,async; "
                              "default: the tree's own default)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="mt evaluate --processes: worker processes (CPU, threads and memory then count them all)")
     parser.add_argument("--plot", type=Path, default=Path("client-cpu-inflight.png"), help="the slots run's timeline")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [REPO])]
@@ -315,7 +349,7 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
             label = f"{name}-{tree.name}" + (f"-{judging}" if judging else "")
             run = run_tree(tree, workload, data, cache, args.judge, Profiling(
                 args.profile / f"{label}.txt" if args.profile else None, args.profile_rate,
-                args.profile_gil, args.yappi / f"{label}.pstat" if args.yappi else None), judging)
+                args.profile_gil, args.yappi / f"{label}.pstat" if args.yappi else None), judging, args.processes)
             whole = run["cpu"]
             marks, calls = run["marks"], max(run["calls"], 1)
             loop = marks["end_cpu"] - marks["start_cpu"]
@@ -332,9 +366,10 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
                   f"load average {run['load'][0]:.2f} before, {run['load'][1]:.2f} after")
             judging = [p for p in marks["gc"] if marks["start_wall"] <= p[1] <= marks["end_wall"]]
             full = [p[2] for p in judging if p[0] == 2]
-            print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)}; "
-                  f"peak resident memory {run['rss_mb']:.0f} MB")
-            print(f"garbage collection while judging: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
+            print(f"connections opened {run['connections']}; threads alive at most {marks.get('threads', 0)} "
+                  f"(every process, from /proc); peak resident memory {marks.get('rss_kb', 0) / 1024:.0f} MB "
+                  f"(every process, summed, sampled every 50 ms; the largest process {run['rss_mb']:.0f} MB)")
+            print(f"garbage collection while judging{' (the parent process only)' if args.processes > 1 else ''}: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
                   f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s; by generation " +
                   ", ".join(f"{g}: {sum(1 for p in judging if p[0] == g)} in "
                             f"{sum(p[2] for p in judging if p[0] == g):.2f} s" for g in (0, 1, 2)))

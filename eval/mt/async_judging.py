@@ -41,7 +41,7 @@ from tribunal.eval.mt.ensemble import apredict
 from tribunal.eval.mt.groups import ajudge_group, judging_units
 from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.judging import item_inputs, item_judging
-from tribunal.runner.collector import steady_collector
+from tribunal.runner.collector import ASYNC_THRESHOLD0, steady_collector
 
 MAX_ASYNC_CONCURRENCY = 4096
 """``--concurrency`` on the async path (the threaded path stops at 512)."""
@@ -80,7 +80,7 @@ def ajudge_all(make_program: Callable[[], Any], items: Iterable[JudgeItem], lang
             return await ajudge_group(program, unit, languages)
         return [await ajudge_item(program, unit[0], languages, sampling)]
 
-    with steady_collector():
+    with steady_collector(ASYNC_THRESHOLD0):
         asyncio.run(_judge_all(program, judge_unit, units, journal, concurrency, on_result, fan_out, cap))
 
 

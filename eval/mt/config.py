@@ -111,9 +111,8 @@ class EvaluateConfig(BaseModel):
         if self.judging == "threads" and self.concurrency > THREADED_CONCURRENCY:
             raise ValueError(f"concurrency {self.concurrency}: at most {THREADED_CONCURRENCY} with judging=threads "
                              "(a thread per call); judging=async takes up to 4096")
-        if self.judging == "async" and (self.processes > 1 or self.batch.enabled):
-            raise ValueError("judging=async judges in this process on its event loop: not with processes above 1 "
-                             "or batch")
+        if self.judging == "async" and self.batch.enabled:
+            raise ValueError("judging=async sends its calls itself: not with batch")
         return self
 
     @field_validator("name")

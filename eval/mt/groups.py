@@ -25,14 +25,15 @@ from tribunal.runner.meter import UsageMeter, metering
 from tribunal.secrets import redact_text
 
 
-def judging_units(items: Iterable[JudgeItem], together: bool = False) -> list[list[JudgeItem]]:
-    """The units a runner judges: one item each, or (``together``) the items of each source, first-seen order."""
+def judging_units(items: Iterable[JudgeItem], together: bool = False) -> Iterator[list[JudgeItem]]:
+    """The units a runner judges: one item each, taken as it is needed (a worker process's items come
+    from a queue), or (``together``) the items of each source, first-seen order."""
     if not together:
-        return [[item] for item in items]
+        return ([item] for item in items)
     groups: dict[str, list[JudgeItem]] = {}
     for item in items:
         groups.setdefault(item.source, []).append(item)
-    return list(groups.values())
+    return iter(groups.values())
 
 
 def group_key(items: list[JudgeItem]) -> str:

@@ -1,8 +1,9 @@
 """Judging across worker processes, for runs whose client CPU (DSPy's per-call work under the GIL)
 would otherwise stretch every LM call.
 
-Each worker process builds the program once and runs the thread-based :func:`judge_all` on its
-share of the call slots (``concurrency`` is split, so the bound on LM calls in flight holds for
+Each worker process builds the program once and runs :func:`judge_all` (``--judging threads``) or
+:func:`~tribunal.eval.mt.async_judging.ajudge_all` (``--judging async``: one event loop per worker, so
+the client's per-call CPU is spread over the cores) on its share of the call slots (``concurrency`` is split, so the bound on LM calls in flight holds for
 the whole run; so are ``--rpm``/``--tpm``, :func:`rate_share`). Items are handed out from one queue as workers have room, so a fast worker takes
 more; results come back to this process, which journals them (the journal has one writer) and
 reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
@@ -84,8 +85,13 @@ def _work(config_json: str, languages: dict[str, str], slots: int, items: Any, r
         make_program = program_factory(config)
         make_program()  # build (and fail) before the parent starts the clock
         results.put(("ready", None))
-        judge_all(make_program, _items(items, parent), languages, _ToParent(results), slots, fan_out=config.fan_out,
-                  sampling=config.sampling)
+        judge_items = judge_all
+        if config.judging == "async":
+            from tribunal.eval.mt.async_judging import ajudge_all  # heavy: asyncio's HTTP stack
+
+            judge_items = ajudge_all
+        judge_items(make_program, _items(items, parent), languages, _ToParent(results), slots,
+                    fan_out=config.fan_out, sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
         if isinstance(err, LocalServerLost):  # the parent stops with the same one line, journal kept

@@ -36,15 +36,16 @@ def scores(out):
 
 
 @pytest.mark.slow
-def test_two_processes_match_one_and_respect_the_bound(tmp_path, monkeypatch):
+@pytest.mark.parametrize("judging", ["threads", "async"])
+def test_two_processes_match_one_and_respect_the_bound(tmp_path, monkeypatch, judging):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
     with loopback_server(synthetic_judge, latency=0.02) as (api_base, state):
         one = run_evaluation(loopback_config(api_base, tmp_path / "one", limit=16, concurrency=4),
                              TrackingSettings(enabled=False))
         state.peak = 0
-        two = run_evaluation(loopback_config(api_base, tmp_path / "two", limit=16, concurrency=4, processes=2),
-                             TrackingSettings(enabled=False))
+        two = run_evaluation(loopback_config(api_base, tmp_path / "two", limit=16, concurrency=4, processes=2,
+                                             judging=judging), TrackingSettings(enabled=False))
         peak_two = state.peak
     assert two.summary["scored"] == one.summary["scored"] == 16
     assert scores(tmp_path / "two") == scores(tmp_path / "one")  # the parent journaled every worker result
