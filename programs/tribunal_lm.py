@@ -26,7 +26,6 @@ replaced: a plain ``dspy.LM`` in the same process behaves exactly as without tri
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import dspy
@@ -96,7 +95,10 @@ class TribunalLM(dspy.LM):
         self._ensure_async_engine()
         with lm_call(self):
             try:
-                call = await asyncio.to_thread(self._prepared, prompt, messages, kwargs, True)
+                # On the loop, not on a helper thread as DSPy's acall does: preparing is pure Python under
+                # the GIL, so the hop bought no parallelism and cost a future, a thread wake-up and a GIL
+                # hand-over per call (benchmarks/bench_client_cpu.py).
+                call = self._prepared(prompt, messages, kwargs, True)
                 async with arequest_slot(), apaced(self, call) as used:
                     with gated(self, call) as settle:
                         result = await aexecute(self, call)
