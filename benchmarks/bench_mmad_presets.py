@@ -5,7 +5,7 @@ first 200 unique items) with the deterministic synthetic judge of ``tests/suppor
 (no HTTP, no latency: only the call counts matter here). Both presets see the same outcomes: the
 same stage-1 findings, and each debate ends in the same round (the paper preset's debaters converge
 in the round where the lean debate reaches consensus). The original code's calls for the same
-outcomes come from ``programs/mqm/cost.py``.
+outcomes come from ``tests/support/original_mmad_cost.py``.
 
 Run: TRIBUNAL_DATA=/work/shared/data .venv/bin/python benchmarks/bench_mmad_presets.py
 """
@@ -38,7 +38,7 @@ def run(preset: str, args, out: Path):
 
 
 def report(preset: str, result) -> None:
-    from tribunal.programs.mqm.cost import original_mmad_calls
+    from tests.support.original_mmad_cost import original_mmad_calls
 
     ours = original = scored = 0
     for record in result.results.values():

@@ -11,7 +11,7 @@ The server (a separate process, so it does not share the runner's GIL) answers e
 Reported per workload:
 
     efficiency = ideal / wall, ideal = max(calls * latency / concurrency, longest chain * latency)
-    calls per item (ours), and the original M-MAD's for the same outcomes (programs/mqm/cost.py)
+    calls per item (ours), and the original M-MAD's for the same outcomes (tests/support/original_mmad_cost.py)
     client CPU per call = this process's CPU time while judging (all threads) / LM calls
 
 The system load (1-minute load average) before and after each run is printed: the machine is
@@ -93,7 +93,7 @@ def chain(record, opening: str) -> int:
 
 
 def report(result, cpu: float, args, label: str, opening: str, load: tuple[float, float]) -> None:
-    from tribunal.programs.mqm.cost import original_mmad_calls
+    from tests.support.original_mmad_cost import original_mmad_calls
 
     summary, latency = result.summary, args.latency
     calls = summary["lm_calls"]

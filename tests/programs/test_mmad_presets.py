@@ -12,7 +12,7 @@ from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.optimizers.program_settings import build_configured, program_config
 from tribunal.programs.lm import LMSettings
-from tribunal.programs.mqm.cost import original_mmad_calls
+from tests.support.original_mmad_cost import original_mmad_calls
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
 from tribunal.programs.mqm.presets import PRESETS
 from tribunal.programs.mqm.roles import RoleLMs

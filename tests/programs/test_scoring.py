@@ -2,7 +2,7 @@
 
 import pytest
 
-from tribunal.programs.mqm.cost import original_mmad_calls
+from tests.support.original_mmad_cost import original_mmad_calls
 from tribunal.programs.mqm.scoring import gemba_mqm_score, wmt_mqm_score
 from tribunal.signatures.mqm.errors import DimensionError, GembaError
 

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
 from tribunal.eval.data.program_identity import program_identity
-from tribunal.programs.mqm.registry import PROGRAMS, build_program
+from tribunal.core.judges import JUDGES, build_judge
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 from tribunal.signatures.mqm.consensus import ConsensusCheck
 from tribunal.signatures.mqm.esa_score import ESAScore
@@ -35,14 +35,14 @@ def test_the_extended_signature_places_names_and_instructs_each_input():
     assert segment_signature(GembaMQM, True, True) is extended  # built once
 
 
-@pytest.mark.parametrize("name", list(PROGRAMS))
+@pytest.mark.parametrize("name", JUDGES.names("mt"))
 def test_without_inputs_every_program_is_unchanged_and_with_them_every_reader_takes_both(name):
-    plain = build_program(name)
-    default = build_program(name, inputs=SegmentInputs())
+    plain = build_judge(name)
+    default = build_judge(name, segment=SegmentInputs())
     assert [p.signature for _, p in default.named_predictors()] == [p.signature for _, p in plain.named_predictors()]
     assert all(p.signature.__module__.startswith("tribunal.signatures") for _, p in plain.named_predictors())
 
-    extended = build_program(name, inputs=BOTH)
+    extended = build_judge(name, segment=BOTH)
     assert program_identity(extended) != program_identity(plain)  # an export remembers the inputs
     for (path, before), (_, after) in zip(plain.named_predictors(), extended.named_predictors()):
         if reads_segment(before.signature):
@@ -53,11 +53,11 @@ def test_without_inputs_every_program_is_unchanged_and_with_them_every_reader_ta
 
 def test_a_judge_hands_reference_and_context_to_its_calls():
     engine = ScriptedEngine(synthetic_judge)
-    program = build_program("mmad", inputs=BOTH)
+    program = build_judge("mmad", segment=BOTH)
     context = [{"source": "Es regnet.", "translation": "It rains."}]
     with dspy.context(lm=dspy.LM("openai/scripted", engine=engine, cache=False)):
         program(**INPUTS, reference="The dog is barking.", context=context)
-        plain = build_program("mmad")
+        plain = build_judge("mmad")
         plain(**INPUTS)
     readers = [inputs for name, inputs in engine.calls if "reference" in inputs]
     assert readers and all(i["reference"] == "The dog is barking." and i["context"] == context for i in readers)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tribunal.eval.meta.wmt23 import table_columns
+from tests.support.wmt23_table import table_columns
 
 
 def tribunal(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -17,7 +17,7 @@ def rating_line(system, errors):
 
 
 def test_two_raters_scored_on_their_own_cells(tiny_mtme):
-    from tribunal.eval.meta.span_eval import span_f1_by_rater
+    from tests.support.span_f1_by_rater import span_f1_by_rater
 
     human = tiny_mtme / "human-scores"
     write(human / "en-de.mqm.rater1.seg.rating",
@@ -34,7 +34,7 @@ def test_two_raters_scored_on_their_own_cells(tiny_mtme):
 
 
 def test_real_zh_en_has_eight_raters(wmt23_root):
-    from tribunal.eval.meta.span_eval import span_f1_by_rater
+    from tests.support.span_f1_by_rater import span_f1_by_rater
 
     pair = LanguagePair(wmt23_root, "zh-en")
     ratings = pair.ratings("mqm.rater1")

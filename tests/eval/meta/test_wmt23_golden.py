@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.meta.wmt23 import table_columns, wmt23_table
+from tests.support.wmt23_table import table_columns, wmt23_table
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ then per language pair: system-level Pearson, segment-level Pearson over all rat
 Pearson r enters the average as (r + 1) / 2.
 
 The work is done by :mod:`table` (any protocol) and :mod:`lp_tasks` (per language pair); this
-module keeps the WMT23 entry points and re-exports the per-pair types the MT runner uses.
+module keeps the WMT23 entry points the golden tests call (tests only: the CLI runs the protocol registry).
 """
 
 from __future__ import annotations
