@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Iterator, List, Optional
 
 import typer
 from pydantic import ValidationError
@@ -305,97 +305,124 @@ def print_summary(console, summary) -> None:
     Rendered from the :class:`~tribunal.core.run_summary.RunSummary` alone (what ``summary.json`` holds),
     so the file read back renders the same text.
     """
-    s, meta, spans_eval = summary.details, summary.meta, summary.spans
+    s = summary.details
     say = lambda text: line(console, text)  # noqa: E731
+    for part in (_item_lines(summary), _call_lines(summary), _meta_lines(summary.meta),
+                 _span_eval_lines(summary.spans), _output_lines(summary)):
+        for text in part:
+            say(text)
+    say(f"wall time: {seconds(s['wall_seconds'])}")
+    say(f"signature: {summary.signature}")
+    if summary.mlflow_run_id:
+        say(f"MLflow run {summary.mlflow_run_id}")
+
+
+def _item_lines(summary) -> Iterator[str]:
+    """The items judged, scored, degraded and unscored, and why."""
+    s = summary.details
     degraded = f" (of which {s['degraded']} degraded)" if s.get("degraded") else ""
     left = f", left {summary.items.left} (stopped by {summary.stopped_by})" if summary.items.left else ""
-    say(f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
-        f"scored {s['scored']}{degraded}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}{left}")
+    yield (f"items: {s['items']} unique of {s['cells']} cells ({s['duplicates']} duplicates); "
+           f"scored {s['scored']}{degraded}, unscored {s['unscored']}, resumed from journal {s['resumed_items']}{left}")
     if s.get("degraded"):
         roles = ", ".join(f"{n} x {role}" for role, n in sorted(s["degraded_by_role"].items()))
         left = "left out of the scores and the tables (--degraded exclude)" if s.get("degraded_excluded") else \
             "counted in the scores (--degraded exclude leaves them out; --strict unscores them)"
-        say(f"  degraded: scored with a fallback after a role stayed unusable ({roles}); {left}; "
-            "errors.jsonl says what stood in")
+        yield (f"  degraded: scored with a fallback after a role stayed unusable ({roles}); {left}; "
+               "errors.jsonl says what stood in")
     second = s.get("second_pass") or {}
     if second.get("items"):
-        say(f"  second pass (items a transient failure left unscored, judged once more at the end): "
-            f"{second['recovered']} of {second['items']} recovered")
+        yield (f"  second pass (items a transient failure left unscored, judged once more at the end): "
+               f"{second['recovered']} of {second['items']} recovered")
     elif second.get("skipped"):
-        say(f"  no second pass: {second['skipped']}")
+        yield (f"  no second pass: {second['skipped']}")
     for reason, n in sorted(s["unscored_reasons"].items()):
-        say(f"  unscored: {n} x {reason}")
+        yield (f"  unscored: {n} x {reason}")
     if s["unscored_retryable"]:
         died = bool(server_deaths())  # a rerun as it is would meet the same crash
-        say(f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
-            + ("the local model server died during the run (see its line above)" if died
-               else "rerun the same command to judge them again"))
+        yield (f"  {s['unscored_retryable']} unscored without an answer (rate limit, timeout, server, connection): "
+               + ("the local model server died during the run (see its line above)" if died
+                  else "rerun the same command to judge them again"))
     if s["unscored_permanent"]:
-        say(f"  {s['unscored_permanent']} unscored with an unusable answer: "
-            "rerun with --retry-unscored to pay for them again"
-            + (" (it re-judges the degraded items too)" if s.get("degraded") else ""))
+        yield (f"  {s['unscored_permanent']} unscored with an unusable answer: "
+               "rerun with --retry-unscored to pay for them again"
+               + (" (it re-judges the degraded items too)" if s.get("degraded") else ""))
+
+
+def _call_lines(summary) -> Iterator[str]:
+    """The LM calls, tokens, spend and cap, and the spans the judge marked."""
+    s = summary.details
     if s.get("sampling"):
-        say(sampling_line(s["sampling"]))
+        yield sampling_line(s["sampling"])
     stages = ", ".join(f"{k} {v}" for k, v in sorted(s["lm_calls_by_stage"].items())) or "none"
     kinds = ", ".join(f"{k} {v}" for k, v in s.get("lm_reasks_by_kind", {}).items())
     reasks = f"; of which {s.get('lm_reasks', 0)} re-asks" + (f" ({kinds})" if kinds else "")
-    say(f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
-        f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
+    yield (f"LM calls: {s['lm_calls']} ({stages}): {s['lm_calls_paid']} answered by the provider, "
+           f"{s['lm_calls_cached']} from the response cache, {s['lm_calls_failed']} failed{reasks}")
     if s.get("lm_runaways"):
-        say(runaways_line(s))
-    say(f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
+        yield runaways_line(s)
+    yield (f"tokens (provider usage): {s['prompt_tokens']} in, {s['completion_tokens']} out; spend: {s['cost']}")
     for text in cap_lines(summary.cap):
-        say(text)
+        yield text
     spans = s.get("spans", {})
     if spans.get("translation") or spans.get("source"):
-        say(f"error spans the judge marked in the {s['scored']} scored items: " + span_sides(spans))
+        yield (f"error spans the judge marked in the {s['scored']} scored items: " + span_sides(spans))
+
+
+def _meta_lines(meta) -> Iterator[str]:
+    """Agreement with the human MQM scores."""
     if meta:
         reasons = meta_reasons(meta)
-        say(f"against the human MQM scores ({count(meta.get('covered_cells'))} rated cells of "
-            f"{count(meta.get('covered_systems'))} systems):")
+        yield (f"against the human MQM scores ({count(meta.get('covered_cells'))} rated cells of "
+               f"{count(meta.get('covered_systems'))} systems):")
         for key in META_KEYS:
             if key in meta:
-                say(f"  {key}: {number(meta[key], reasons[key])}")
+                yield (f"  {key}: {number(meta[key], reasons[key])}")
+
+
+def _span_eval_lines(spans_eval) -> Iterator[str]:
+    """The judge's error spans against the raters'."""
     if spans_eval:
         reasons = span_reasons(spans_eval)
         sp = spans_eval
         sides = {k[len("judge_spans_"):]: int(v) for k, v in sp.items() if k.startswith("judge_spans_")}
         marked = f"the judge marked {count(sp.get('judge_spans', 0))} error spans in them: {span_sides(sides)}"
-        say(f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
-            f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
-            "rater spans):")
+        yield (f"error spans against the raters' ({count(sp.get('rated_cells', sp.get('cells')))} rated cells; {marked}; "
+               f"pooled over raters: {count(sp.get('predicted_spans'))} judge spans, {count(sp.get('gold_spans'))} "
+               "rater spans):")
         for key in SPAN_KEYS:
             if key in spans_eval:
-                say(f"  span {key}: {number(spans_eval[key], reasons.get(key))}{SPAN_LABELS.get(key, '')}")
+                yield (f"  span {key}: {number(spans_eval[key], reasons.get(key))}{SPAN_LABELS.get(key, '')}")
         per_rater = {k.rsplit(".", 1)[0]: v for k, v in spans_eval.items() if k.endswith(".mpp_f")}
         if len(per_rater) > 1:
-            say("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
+            yield ("  span mpp_f per rater: " + ", ".join(f"{r} {number(v)}" for r, v in per_rater.items()))
+
+
+def _output_lines(summary) -> Iterator[str]:
+    """The error-free and ceiling figures, the files written, the batches."""
+    s = summary.details
     if s.get("error_free"):  # the scored cells have gold labels (tribunal.eval.mt.error_free)
         from tribunal.eval.mt.error_free import error_free_lines  # heavy: pulls in numpy
 
         for text in error_free_lines(s["error_free"]):
-            say(text)
+            yield text
     if s.get("human_ceiling"):  # several raters scored some judged cells
         for text in ceiling_summary_lines(s["human_ceiling"]):
-            say(text)
+            yield text
     paths = summary.outputs
-    say(f"outputs: {s['outputs_folder']}, {paths['errors']}, {paths['transcripts']}"
-        + (f", {paths['samples']}" if "samples" in paths else ""))
+    yield (f"outputs: {s['outputs_folder']}, {paths['errors']}, {paths['transcripts']}"
+           + (f", {paths['samples']}" if "samples" in paths else ""))
     if "report" in paths:
-        say(f"page: {paths['report']} (open it in a browser, or `tribunal runs view PATH --serve`)")
+        yield (f"page: {paths['report']} (open it in a browser, or `tribunal runs view PATH --serve`)")
     elif s.get("page_error"):
-        say(f"page: not written ({s['page_error']}); every other output is")
+        yield (f"page: not written ({s['page_error']}); every other output is")
     if s.get("system_scores_gap"):
-        say(f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
-            "test set only")
+        yield (f"system scores: not written ({s['system_scores_gap']}): the segment scores cover part of the "
+               "test set only")
     if s.get("batch"):
         b = s["batch"]
         price = b["spend_usd_batch_price"]
         spend = "unknown price" if price is None else f"{money(price)} at the batch price"
-        say(f"batches: {b['batches']} in {b['steps']} steps, {b['requests']} requests "
-            f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
-            f"{b['output_tokens']} out: {spend}")
-    say(f"wall time: {seconds(s['wall_seconds'])}")
-    say(f"signature: {summary.signature}")
-    if summary.mlflow_run_id:
-        say(f"MLflow run {summary.mlflow_run_id}")
+        yield (f"batches: {b['batches']} in {b['steps']} steps, {b['requests']} requests "
+               f"({b['answered']} answered, {b['failed']} failed), {b['input_tokens']} tokens in, "
+               f"{b['output_tokens']} out: {spend}")
