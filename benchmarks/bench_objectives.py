@@ -80,7 +80,8 @@ _UNLOCK_NOW = {"value": "both"}
 
 
 def engine(role: str, model: str):
-    """``TRIBUNAL_TEST_ENGINE`` factory: the TED rank engine for the task, filler for the prompt LM."""
+    """The engine factory (``optimizers.lm_roles.test_engine_factory``): the TED rank engine for the task,
+    filler for the prompt LM."""
     if role == "prompt":
         return ToyEngine()
     unlock = _UNLOCK_NOW["value"]
@@ -108,13 +109,12 @@ def run(optimizer: str, objective: str):
 
 
 def main() -> None:
-    import os
-
     from tests.support.dspy_cache import dspy_cache_off
+    from tribunal.optimizers import lm_roles
     from tribunal.programs.registry import register_program
 
     logging.disable(logging.WARNING)
-    os.environ["TRIBUNAL_TEST_ENGINE"] = "benchmarks.bench_objectives:engine"
+    lm_roles.test_engine_factory = engine  # the scripted engines, injected as the tests inject theirs
     register_program(PROGRAM, RankJudge)
     print(__doc__.split("\n\n")[0])
     print(f"train {TRAIN}, dev {DEV}; scripted LM: this table shows mechanics, not a model's behaviour.\n")
