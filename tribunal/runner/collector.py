@@ -25,7 +25,7 @@ ASYNC_THRESHOLD0 = 200_000
 objects alive (each waiting call's coroutine stack), and every collection walks the young ones: at
 20,000 the 1,024-slot benchmark spent 12.9 s of 84 s collecting (190 collections; generation-1 and -2
 pauses of 0.4-1.8 s, each a dip of the calls in flight to near zero), at 200,000 4.2 s in 15 and the
-slots went from 0.81 to 0.91 busy. Threads keep :data:`JUDGING_THRESHOLD0`: each pause stops them all."""
+slots went from 0.81 to 0.85-0.91 busy (5 runs). Threads keep :data:`JUDGING_THRESHOLD0`: each pause stops them all."""
 
 
 _lock = threading.Lock()
