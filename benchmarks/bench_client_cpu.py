@@ -96,7 +96,7 @@ def child(report: str, argv: list[str]) -> None:
     from tribunal.eval.mt import judging
 
     def timed(original):
-        def timed_judge_all(*args, **kwargs):  # job.py imports the runners by name: patched before it is imported
+        def timed_judge_all(*args, **kwargs):  # patched before job.py imports them (older trees: by name)
             marks["start_cpu"], marks["start_wall"] = cpu(), time.time()
             try:
                 return original(*args, **kwargs)
@@ -112,6 +112,9 @@ def child(report: str, argv: list[str]) -> None:
         pass
     else:
         async_judging.ajudge_all = timed(async_judging.ajudge_all)
+        runners = getattr(async_judging, "RUNNERS", None)  # job.py and the workers pick a runner there
+        if runners is not None:
+            runners.update({"threads": judging.judge_all, "async": async_judging.ajudge_all})
     from tribunal.eval.mt import processes  # --processes: job.py reads judge_in_processes when it calls it
 
     processes.judge_in_processes = timed(processes.judge_in_processes)

@@ -40,7 +40,7 @@ from tribunal.errors import SpendingCapReached, UserError
 from tribunal.eval.mt.ensemble import apredict
 from tribunal.eval.mt.groups import ajudge_group, judging_units
 from tribunal.eval.mt.journal import Journal
-from tribunal.eval.mt.judging import item_inputs, item_judging
+from tribunal.eval.mt.judging import item_inputs, item_judging, judge_all
 from tribunal.runner.collector import ASYNC_THRESHOLD0, steady_collector
 
 MAX_ASYNC_CONCURRENCY = 4096
@@ -83,6 +83,10 @@ def ajudge_all(make_program: Callable[[], Any], items: Iterable[JudgeItem], lang
     with steady_collector(ASYNC_THRESHOLD0):
         asyncio.run(_judge_all(program, judge_unit, units, journal, concurrency, on_result, fan_out, cap))
 
+
+
+RUNNERS: dict[str, Callable[..., None]] = {"threads": judge_all, "async": ajudge_all}
+"""The item runner of each judging path (``--judging``), in this process and in each worker process."""
 
 async def _judge_all(program: Any, judge_unit: Callable[[list[JudgeItem]], Any], units: list[list[JudgeItem]],
                      journal: Journal, concurrency: int, on_result: Callable[[ItemResult], None] | None,

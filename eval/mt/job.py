@@ -17,8 +17,7 @@ from tribunal.eval.data.folder_lock import folder_lock
 from tribunal.eval.data.output_paths import writable_folder
 from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
 from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
-from tribunal.eval.mt.async_judging import ajudge_all
-from tribunal.eval.mt.judging import judge_all
+from tribunal.eval.mt.async_judging import RUNNERS
 from tribunal.eval.mt.second_pass import SecondPass, run_second_pass
 from tribunal.eval.tracking.mlflow_run import check_store
 from tribunal.eval.tracking.mt_run import open_mt_run
@@ -159,7 +158,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
                 make_program = program_factory(config, engine, cap)
                 start_clock()
 
-                judge_items = ajudge_all if config.judging == "async" else judge_all
+                judge_items = RUNNERS[config.judging]
 
                 def judge(chosen: list[Any], into: Any) -> None:
                     judge_items(make_program, chosen, languages, into,

@@ -1,12 +1,12 @@
 """Judging across worker processes, for runs whose client CPU (DSPy's per-call work under the GIL)
 would otherwise stretch every LM call.
 
-Each worker process builds the program once and runs :func:`judge_all` (``--judging threads``) or
-:func:`~tribunal.eval.mt.async_judging.ajudge_all` (``--judging async``: one event loop per worker, so
-the client's per-call CPU is spread over the cores) on its share of the call slots (``concurrency`` is split, so the bound on LM calls in flight holds for
-the whole run; so are ``--rpm``/``--tpm``, :func:`rate_share`). Items are handed out from one queue as workers have room, so a fast worker takes
-more; results come back to this process, which journals them (the journal has one writer) and
-reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
+Each worker process builds the program once and runs its judging path's runner
+(:data:`~tribunal.eval.mt.async_judging.RUNNERS`: threads, or one event loop per worker with
+``--judging async``) on its share of the call slots (``concurrency`` is split, so the bound on LM
+calls in flight holds for the whole run; so are ``--rpm``/``--tpm``, :func:`rate_share`). Items
+are handed out from one queue as workers have room, so a fast worker takes more; results come back
+to this process, which journals them (the journal has one writer) and reports progress. Workers need an HTTP engine: a scripted in-process engine cannot cross processes.
 
 Ctrl-C reaches only this process (workers start with SIGINT ignored): it takes back the items no
 worker has started, lets the workers finish and report the ones in flight, journals them, and
@@ -28,7 +28,7 @@ from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.judge_builder import program_factory
-from tribunal.eval.mt.judging import judge_all
+from tribunal.eval.mt.async_judging import RUNNERS
 from tribunal.programs.server_lost import LocalServerLost
 from tribunal.quiet import worker_output
 
@@ -85,13 +85,8 @@ def _work(config_json: str, languages: dict[str, str], slots: int, items: Any, r
         make_program = program_factory(config)
         make_program()  # build (and fail) before the parent starts the clock
         results.put(("ready", None))
-        judge_items = judge_all
-        if config.judging == "async":
-            from tribunal.eval.mt.async_judging import ajudge_all  # heavy: asyncio's HTTP stack
-
-            judge_items = ajudge_all
-        judge_items(make_program, _items(items, parent), languages, _ToParent(results), slots,
-                    fan_out=config.fan_out, sampling=config.sampling)
+        RUNNERS[config.judging](make_program, _items(items, parent), languages, _ToParent(results), slots,
+                                fan_out=config.fan_out, sampling=config.sampling)
         results.put(("done", None))
     except BaseException as err:  # reported to the parent, which stops the run with it
         if isinstance(err, LocalServerLost):  # the parent stops with the same one line, journal kept

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import pytest
 
-import tribunal.eval.mt.job as job
 from tribunal.errors import UserError
 from tribunal.eval.mt import async_judging
 
@@ -30,5 +29,5 @@ def either_judging(request, monkeypatch):
 
             return async_judging.ajudge_all(checked, *args, **kwargs)
 
-        monkeypatch.setattr(job, "judge_all", judged_async)
+        monkeypatch.setitem(async_judging.RUNNERS, "threads", judged_async)
     return request.param
