@@ -322,7 +322,7 @@ def main() -> None:
                              "default: the tree's own default)")
     parser.add_argument("--processes", type=int, default=1,
                         help="mt evaluate --processes: worker processes (CPU, threads and memory then count them all)")
-    parser.add_argument("--plot", type=Path, default=Path("client-cpu-inflight.png"), help="the slots run's timeline")
+    parser.add_argument("--plot", type=Path, default=Path(tempfile.gettempdir()) / "client-cpu-inflight.png", help="the slots run's timeline")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [REPO])]
     data = Path(os.environ.get("TRIBUNAL_DATA", REPO.parent / "shared" / "data"))
