@@ -102,6 +102,9 @@ def child(report: str, argv: list[str]) -> None:
                 return original(*args, **kwargs)
             finally:
                 marks["end_cpu"], marks["end_wall"] = cpu(), time.time()
+                import gc
+
+                marks["cycles_after"] = gc.collect()  # the garbage cycles judging left (none are left on threads)
 
         return timed_judge_all
 
@@ -375,7 +378,8 @@ def bench(args, trees: list[Path], data: Path, cache: Path) -> None:
             print(f"garbage collection while judging{' (the parent process only)' if args.processes > 1 else ''}: {len(judging)} collections, {sum(p[2] for p in judging):.2f} s; "
                   f"{len(full)} of generation 2, longest {max(full, default=0):.3f} s; by generation " +
                   ", ".join(f"{g}: {sum(1 for p in judging if p[0] == g)} in "
-                            f"{sum(p[2] for p in judging if p[0] == g):.2f} s" for g in (0, 1, 2)))
+                            f"{sum(p[2] for p in judging if p[0] == g):.2f} s" for g in (0, 1, 2)) +
+                  f"; after judging, a full collection found {marks.get('cycles_after', 0):,} objects in garbage cycles")
             runs.append(run)
         if name == "slots":
             plot(runs, workload.concurrency, args.plot)

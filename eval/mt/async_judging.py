@@ -6,7 +6,9 @@ critical path first (:class:`~tribunal.core.call_slots.AsyncCallSlots`, the same
 item admitted when a slot is free and no started item's call wants it (the slot handed to it as a
 :class:`~tribunal.core.scheduling.Ticket`), an item's independent calls gathered
 (:func:`~tribunal.core.async_scheduling.afan_out`), each result journaled as it lands (the fsync on
-a helper thread), the spending cap's refusals left for the resumed run, a bug re-raised. One
+a helper thread), the spending cap's refusals left for the resumed run, a bug re-raised.
+While the loop judges, no garbage collection pauses it (:mod:`tribunal.runner.loop_collector`) and
+DSPy's pricing step runs in place rather than on a helper thread (:mod:`tribunal.runner.loop_executor`). One
 program serves every item (a task holds no state on it between its awaits that another could see).
 
 What differs: a Ctrl-C cancels the items in flight (their finished calls stay in the response
@@ -41,7 +43,8 @@ from tribunal.eval.mt.ensemble import apredict
 from tribunal.eval.mt.groups import ajudge_group, judging_units
 from tribunal.eval.mt.journal import Journal
 from tribunal.eval.mt.judging import item_inputs, item_judging, judge_all
-from tribunal.runner.collector import ASYNC_THRESHOLD0, steady_collector
+from tribunal.runner.loop_collector import deferred_collection
+from tribunal.runner.loop_executor import LoopExecutor
 
 MAX_ASYNC_CONCURRENCY = 4096
 """``--concurrency`` on the async path (the threaded path stops at 512)."""
@@ -80,8 +83,7 @@ def ajudge_all(make_program: Callable[[], Any], items: Iterable[JudgeItem], lang
             return await ajudge_group(program, unit, languages)
         return [await ajudge_item(program, unit[0], languages, sampling)]
 
-    with steady_collector(ASYNC_THRESHOLD0):
-        asyncio.run(_judge_all(program, judge_unit, units, journal, concurrency, on_result, fan_out, cap))
+    deferred_collection(_judge_all(program, judge_unit, units, journal, concurrency, on_result, fan_out, cap))
 
 
 
@@ -91,6 +93,7 @@ RUNNERS: dict[str, Callable[..., None]] = {"threads": judge_all, "async": ajudge
 async def _judge_all(program: Any, judge_unit: Callable[[list[JudgeItem]], Any], units: list[list[JudgeItem]],
                      journal: Journal, concurrency: int, on_result: Callable[[ItemResult], None] | None,
                      fan_out: bool, cap: Any) -> None:
+    asyncio.get_running_loop().set_default_executor(LoopExecutor())
     slots = AsyncCallSlots(concurrency)
     scheduler = Scheduler(slots, in_order=not fan_out)
     running: set[asyncio.Task] = set()

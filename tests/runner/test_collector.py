@@ -15,12 +15,3 @@ def test_thresholds_and_frozen_heap_are_restored_after_the_last_overlapping_run(
             pass
         assert gc.get_threshold()[0] == max(before[0], JUDGING_THRESHOLD0)  # the first is still judging
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
-
-
-def test_the_event_loop_collects_less_often_than_threads():
-    from tribunal.runner.collector import ASYNC_THRESHOLD0
-
-    before = gc.get_threshold()
-    with steady_collector(ASYNC_THRESHOLD0):
-        assert gc.get_threshold()[0] == max(before[0], ASYNC_THRESHOLD0) > JUDGING_THRESHOLD0
-    assert gc.get_threshold() == before

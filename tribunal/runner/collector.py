@@ -7,7 +7,8 @@ taking 1.6 s of the judging loop, the longest a 0.22 s pause of every thread, wh
 dip in the calls in flight. :func:`steady_collector` moves what exists when judging starts into
 the permanent generation (``gc.freeze()``, never scanned) and raises the generation-0 threshold,
 so the collector runs less often over the judging loop's own short-lived objects; both are put
-back when judging ends. Cycles made while judging are still collected.
+back when judging ends. Cycles made while judging are still collected. The event loop
+(``--judging async``) goes further: :mod:`tribunal.runner.loop_collector`.
 """
 
 from __future__ import annotations
@@ -19,14 +20,6 @@ from typing import Iterator
 
 JUDGING_THRESHOLD0 = 20_000
 """Allocations (minus deallocations) between generation-0 collections while judging (CPython: 700)."""
-
-ASYNC_THRESHOLD0 = 200_000
-"""The same on the event loop (``--judging async``). A thousand calls in flight keep over a million
-objects alive (each waiting call's coroutine stack), and every collection walks the young ones: at
-20,000 the 1,024-slot benchmark spent 12.9 s of 84 s collecting (190 collections; generation-1 and -2
-pauses of 0.4-1.8 s, each a dip of the calls in flight to near zero), at 200,000 4.2 s in 15 and the
-slots went from 0.81 to 0.85-0.91 busy (5 runs). Threads keep :data:`JUDGING_THRESHOLD0`: each pause stops them all."""
-
 
 _lock = threading.Lock()
 _active = {"runs": 0, "thresholds": (700, 10, 10)}  # judging loops inside steady_collector, and what to restore
