@@ -1,6 +1,8 @@
 """Significance clusters of a primary table (the WMT procedure, as in mt-metrics-eval).
 
-For each task, metrics are ordered by decreasing value (ties by name); for every two metrics
+For each task, metrics are ordered by decreasing value (increasing for a statistic declared
+``higher_better=False``; ties by name), and drawn by the resampling its statistic declares
+(:mod:`resampling_kinds`); for every two metrics
 i above j, ``p[i, j]`` is the share of the K paired permutation draws (:mod:`resampling`) in which
 the hybrid difference reaches the observed one, ``null >= value_i - value_j`` (up to 1e-12). The weighted
 average is tested the same way on the weighted sum of the tasks' draws (each task's draw k

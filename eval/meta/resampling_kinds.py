@@ -41,36 +41,42 @@ class Resampling:
 
 
 def _entries(result: MetaEvalTable, task: Task, names: list[str], lp: str | None = None) -> list:
+    """What each metric's value on the task's (first) pair was computed from: (gold, aligned) per metric."""
     return [result.inputs[m, lp or task.lps[0]] for m in names]
 
 
-def _pooled_accuracy(result, task, names, samples, rng):
+def _pooled_accuracy(result: MetaEvalTable, task: Task, names: list[str], samples: int,
+                     rng: np.random.Generator) -> np.ndarray:
     per_lp = [_entries(result, task, names, lp) for lp in task.lps]
     return accuracy_nulls([e[0][0].sys for e in per_lp], [np.stack([a.sys for _, a in e]) for e in per_lp],
                           samples, rng)
 
 
-def _pearson(result, task, names, samples, rng):
+def _pearson(result: MetaEvalTable, task: Task, names: list[str], samples: int,
+             rng: np.random.Generator) -> np.ndarray:
     units = INPUTS[task.spec.inputs].units
     entries = _entries(result, task, names)
     gold_units = units(*entries[0])[0]
     return pearson_nulls(gold_units, np.stack([units(g, a)[1] for g, a in entries]), samples, rng)
 
 
-def _pair_outcomes(result, task, names, samples, rng):
+def _pair_outcomes(result: MetaEvalTable, task: Task, names: list[str], samples: int,
+                   rng: np.random.Generator) -> np.ndarray:
     entries = _entries(result, task, names)
     epsilons = [result.details[m][task.lps[0]].extras[task.kind]["epsilon"] for m in names]
     return pair_outcome_nulls(entries[0][0].pairs, [a.seg for _, a in entries], epsilons, samples, rng)
 
 
-def _spa(result, task, names, samples, rng):
+def _spa(result: MetaEvalTable, task: Task, names: list[str], samples: int,
+         rng: np.random.Generator) -> np.ndarray:
     entries = _entries(result, task, names)
     gold = entries[0][0]
     cells = np.ix_(*gold.spa_cells)
     return spa_nulls(gold.spa_p_values, np.stack([a.seg[cells] for _, a in entries]), samples, rng)
 
 
-def _recompute(result, task, names, samples, rng):
+def _recompute(result: MetaEvalTable, task: Task, names: list[str], samples: int,
+               rng: np.random.Generator) -> np.ndarray:
     entries = _entries(result, task, names)
     return recompute_nulls(task.spec, entries[0][0], [a for _, a in entries], samples, rng)
 

@@ -99,3 +99,16 @@ def test_the_toy_statistic_is_in_the_run_report(toy, tiny_mtme):
     assert [s.key for s in per_lp_tasks("run")][-1] == "seg_spearman" and np.isfinite(meta["seg_spearman"])
     lines = list(_meta_lines(meta))
     assert lines[-1] == f"  seg_spearman: {meta['seg_spearman']:.4f}"
+
+
+def test_a_lower_is_better_statistic_ranks_the_smallest_first(toy):
+    from dataclasses import replace
+
+    from tribunal.eval.meta.clusters import ranking
+
+    null = np.full((10, 2, 2), np.nan)
+    null[:, 0, 1] = np.linspace(-0.01, 0.01, 10)  # stat(hybrid_a) - stat(hybrid_b): never near the observed gap
+    ranked = ranking("col", ["a", "b"], np.array([0.1, 0.9]), null, higher_better=False)
+    assert ranked.metrics == ["a", "b"] and list(ranked.values) == [0.1, 0.9] and ranked.ranks == [1, 2]
+    error_rate = replace(toy, correlation=False, higher_better=False)
+    assert error_rate.normalise(0.25) == 0.75 and error_rate.slope == -1.0 and toy.slope == 0.5
