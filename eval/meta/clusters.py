@@ -89,8 +89,8 @@ def significance(result: MetaEvalTable, samples: int, seed: int, alpha: float = 
     # Each task draws from its own seeded generator, so running them on threads changes no number;
     # matrix products and comparisons release the GIL.
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = {n: pool.submit(RESAMPLINGS[result.tasks[n].spec.resampling].draws, result, result.tasks[n], names, samples,
-                                  np.random.default_rng([seed, n])) for n, names in scored.items()}
+        futures = {n: pool.submit(RESAMPLINGS[result.tasks[n].spec.resampling].draws, result, result.tasks[n], names,
+                                  samples, np.random.default_rng([seed, n])) for n, names in scored.items()}
     rankings, nulls = {}, {}
     for number, names in scored.items():
         task = result.tasks[number]

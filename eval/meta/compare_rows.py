@@ -43,7 +43,10 @@ def pearson_row(stat: Statistic, label: str, paired: Paired, samples: int, seed:
     """Pearson r over the statistic's units (systems, or rated cells), each metric z-scored."""
     gold_units, a = INPUTS[stat.inputs].units(paired[0][0], paired[0][1])
     a, b = _zscore(a), _zscore(INPUTS[stat.inputs].units(paired[0][0], paired[0][2])[1])
-    delta = lambda rows: rowwise_pearson(gold_units[rows], a[rows]) - rowwise_pearson(gold_units[rows], b[rows])  # noqa: E731
+
+    def delta(rows: np.ndarray) -> np.ndarray:
+        return rowwise_pearson(gold_units[rows], a[rows]) - rowwise_pearson(gold_units[rows], b[rows])
+
     return _row(label, a, b, pearson_statistic(gold_units), delta, samples, seed)
 
 

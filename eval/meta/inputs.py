@@ -59,6 +59,7 @@ INPUTS: dict[str, Inputs] = {i.name: i for i in (
     Inputs("pairs", lambda gold: gold.pairs, lambda gold, aligned: aligned.seg, _rated_units,
            description="the gold's within-item system pairs (PairIndex) and the metric's segment scores"),
     Inputs("spa", lambda gold: gold.spa_p_values, lambda gold, aligned: aligned.seg[_spa_cells(gold)], _spa_units,
-           note=lambda gold: gold.spa_note, description="the gold's pairwise p-values and the metric's scores on the segments rated for every system"),
+           note=lambda gold: gold.spa_note,
+           description="the gold's pairwise p-values and the metric's scores on the segments rated for every system"),
 )}
 """Every kind of input by name."""
