@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tribunal.eval.meta.statistic import pooled_ratio, statistic
+
 
 _CONSTANT = 1e-20
 """A side whose weighted sum of squared deviations is at most this share of its sum of squares is constant."""
@@ -52,6 +54,10 @@ def pearson_rows(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None) -> n
     return np.clip(np.where(constant, np.nan, r), -1.0, 1.0)
 
 
+@statistic("sys_pearson", level="system", inputs="sys", resampling="pearson", display="sys pearson",
+           correlation=True, tables=("wmt23", "run"), key_metric=3)
+@statistic("seg_pearson", level="segment", inputs="cells", resampling="pearson", display="seg pearson",
+           correlation=True, tables=("wmt23", "run"), key_metric=2)
 def pearson(gold: np.ndarray, metric: np.ndarray) -> float:
     """Pearson r over the cells where both scores are present (NaN if fewer than 2, or constant)."""
     gold, metric = np.asarray(gold, float).ravel(), np.asarray(metric, float).ravel()
@@ -78,6 +84,18 @@ def pairwise_agreement(gold: np.ndarray, metric: np.ndarray) -> tuple[int, int]:
     """
     agree = agreement_indicators(gold, metric)
     return int(agree.sum()), len(agree)
+
+
+@statistic("sys_acc", level="system", inputs="sys", resampling="pooled_accuracy", display="sys accuracy",
+           tables=("run",), pooled=("wmt23",), pool=pooled_ratio("agree", "pairs"), extras=("agree", "pairs"),
+           undefined="no pair of covered systems")
+def system_accuracy(gold: np.ndarray, metric: np.ndarray) -> tuple[float, dict[str, float]]:
+    """System-level pairwise accuracy (Kocmi et al., 2021) with its counts ``agree`` and ``pairs``.
+
+    WMT23 task 1 pools it over the language pairs: sum of ``agree`` over sum of ``pairs``.
+    """
+    agree, pairs = pairwise_agreement(gold, metric)
+    return (agree / pairs if pairs else math.nan), {"agree": agree, "pairs": pairs}
 
 
 _EXACT_LIMIT = 2 ** 62
@@ -217,3 +235,15 @@ def tie_calibrated_accuracy(pairs: PairTable) -> tuple[float, float]:
     best = int(np.argmax(totals))
     accuracy = int(totals[best]) / (pairs.scale * pairs.n_rows) if exact else float(totals[best]) / pairs.n_rows
     return accuracy, float(candidates[best])
+
+
+@statistic("seg_acc_t", level="segment", inputs="pairs", resampling="pair_outcomes", display="seg acc-t",
+           tables=("wmt23", "run"), extras=("epsilon",), key_metric=1,
+           undefined="no source segment with two covered systems")
+@statistic("seg_acc_eq", level="segment", inputs="pairs", resampling="pair_outcomes", display="seg acc_eq",
+           tables=("wmt24", "wmt25"), extras=("epsilon",), undefined="no source segment with two covered systems")
+def item_grouped_accuracy(index: PairIndex, metric: np.ndarray) -> tuple[float, dict[str, float]]:
+    """acc-t / acc_eq grouped by item (Deutsch et al., 2023) of a metric scored on every indexed cell,
+    with its tuned tie threshold ``epsilon`` (:func:`tie_calibrated_accuracy`)."""
+    accuracy, epsilon = tie_calibrated_accuracy(index.table(metric))
+    return accuracy, {"epsilon": epsilon}

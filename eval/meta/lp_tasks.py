@@ -9,6 +9,7 @@ coverage-limited results are asked for, see :func:`covered_inputs`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -16,26 +17,44 @@ import numpy as np
 
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.meta.correlation import PairIndex, pairwise_agreement, pearson, tie_calibrated_accuracy
-from tribunal.eval.meta.spa import pairwise_p_values, pairwise_p_values_many, soft_pairwise_accuracy
-
-WMT23_KINDS = ("sys_pearson", "seg_pearson", "seg_acc_t")
+from tribunal.eval.meta.correlation import PairIndex
+from tribunal.eval.meta.inputs import INPUTS
+from tribunal.eval.meta.spa import pairwise_p_values
+from tribunal.eval.meta.statistic import Statistic, split_value
+from tribunal.eval.meta.statistics import STATISTICS, per_lp_tasks, pooled_tasks
 
 
 @dataclass
 class LpResult:
-    """One metric's task values on one language pair, plus its share of pooled accuracy."""
+    """One metric's statistics on one language pair (by key), their extras (``epsilon``, ``agree``, ...).
 
-    sys_pearson: float = float("nan")
-    seg_pearson: float = float("nan")
-    seg_acc_t: float = float("nan")
-    sys_spa: float = float("nan")
-    epsilon: float = float("nan")
-    agree: int = 0
-    pairs: int = 0
+    ``result.seg_acc_t`` reads ``values["seg_acc_t"]`` (NaN when not computed), ``result.epsilon`` an extra.
+    """
+
+    values: dict[str, float] = field(default_factory=dict)
+    extras: dict[str, dict[str, float]] = field(default_factory=dict)
     coverage: float = 1.0
     note: str = ""
     problems: list[str] = field(default_factory=list)
+
+    def value(self, key: str) -> float:
+        """The statistic ``key``'s value (NaN when not computed)."""
+        return self.values.get(key, math.nan)
+
+    def extra(self, name: str) -> float:
+        """An extra value of any computed statistic (NaN when none has it)."""
+        return next((e[name] for e in self.extras.values() if name in e), math.nan)
+
+    def __getattr__(self, name: str) -> float:
+        if name.startswith("_") or name not in STATISTICS and not any(name in s.extras for s in STATISTICS.values()):
+            raise AttributeError(name)
+        return self.value(name) if name in STATISTICS else self.extra(name)
+
+    def record(self, key: str, value: object) -> None:
+        """Store a statistic's function's return value (a value, or a value and its extras)."""
+        self.values[key], extras = split_value(value)
+        if extras:
+            self.extras[key] = extras
 
 
 @dataclass(frozen=True)
@@ -135,49 +154,52 @@ def align_metric(
     return aligned
 
 
-def results_from_aligned(gold: GoldMatrices, aligned: AlignedMetric, kinds=WMT23_KINDS) -> LpResult:
-    """The task values ``kinds`` (LpResult field names) of an aligned metric."""
+def default_kinds() -> tuple[str, ...]:
+    """The statistics of the WMT23 table and the run report (the default of :func:`results_from_aligned`)."""
+    chosen = per_lp_tasks("wmt23") + pooled_tasks("wmt23") + per_lp_tasks("run")
+    return tuple(dict.fromkeys(s.key for s in chosen))
+
+
+def needs_sys_scores(kinds: tuple[str, ...] | set[str]) -> bool:
+    """Whether any of the statistics ``kinds`` reads system-level scores."""
+    return any(INPUTS[STATISTICS[k].inputs].needs_sys_scores for k in kinds)
+
+
+def compute(stat: Statistic, gold: GoldMatrices, aligned: AlignedMetric) -> object:
+    """A statistic's function on one metric aligned to ``gold`` (its batched form when it has one, so a
+    value never depends on how many metrics were computed together)."""
+    inputs = INPUTS[stat.inputs]
+    gold_side, metric_side = inputs.gold(gold), inputs.metric(gold, aligned)
+    return stat.many(gold_side, [metric_side])[0] if stat.many else stat.function(gold_side, metric_side)
+
+
+def results_from_aligned(gold: GoldMatrices, aligned: AlignedMetric, kinds=None) -> LpResult:
+    """The statistics ``kinds`` (keys; default :func:`default_kinds`) of an aligned metric.
+
+    A statistic whose inputs the metric lacks (no system scores, say) is left out (NaN).
+    """
     result = LpResult(problems=list(aligned.problems))
-    if aligned.sys is not None:
-        if "sys_pearson" in kinds:
-            result.sys_pearson = pearson(gold.sys, aligned.sys)
-        result.agree, result.pairs = pairwise_agreement(gold.sys, aligned.sys)
-    if aligned.seg is not None:
-        if "seg_pearson" in kinds:
-            result.seg_pearson = pearson(gold.seg, aligned.seg)
-        if "seg_acc_t" in kinds:
-            # align_metric guarantees a metric score on every rated cell, so the gold pair index applies.
-            result.seg_acc_t, result.epsilon = tie_calibrated_accuracy(gold.pairs.table(aligned.seg))
-        if "sys_spa" in kinds:
-            result.sys_spa = spa_of_metrics(gold, [aligned.seg])[0]
+    for key in (default_kinds() if kinds is None else kinds):
+        stat = STATISTICS[key]
+        if INPUTS[stat.inputs].available(aligned):
+            result.record(key, compute(stat, gold, aligned))
     return result
 
 
-SPA_BATCH = 32
-"""Metrics whose permutation sums one matrix product computes (bounds memory with many metrics)."""
-
-
-def spa_of_metrics(gold: GoldMatrices, segs: list[np.ndarray]) -> list[float]:
-    """SPA of several metrics' (items x systems) scores aligned to ``gold``: one permutation pass per batch.
-
-    The gold p-values are computed once (cached on ``gold``); every metric's are decided exactly
-    as for one metric alone (:func:`spa.pairwise_p_values_many`).
-    """
-    cells = np.ix_(*gold.spa_cells)
-    values = []
-    for start in range(0, len(segs), SPA_BATCH):
-        metric_p = pairwise_p_values_many(np.stack([seg[cells] for seg in segs[start:start + SPA_BATCH]]))
-        values += [soft_pairwise_accuracy(gold.spa_p_values, p) for p in metric_p]
-    return values
+def many_of_metrics(stat: Statistic, gold: GoldMatrices, aligned: list[AlignedMetric]) -> list[object]:
+    """A batched statistic (``stat.many``) of several metrics aligned to ``gold``: one pass for all."""
+    inputs = INPUTS[stat.inputs]
+    return stat.many(inputs.gold(gold), [inputs.metric(gold, a) for a in aligned])
 
 
 def evaluate_metric_lp(
     gold: GoldMatrices, metric_sys: dict[str, float] | None, metric_seg: dict[str, np.ndarray] | None,
-    kinds=WMT23_KINDS,
+    kinds=None,
 ) -> LpResult:
-    """Compute one metric's per-LP tasks; missing systems or rated cells make them NaN."""
-    need_sys = "sys_pearson" in kinds
-    return results_from_aligned(gold, align_metric(gold, metric_sys, metric_seg, need_sys), kinds)
+    """Compute one metric's per-LP statistics ``kinds`` (default :func:`default_kinds`); missing systems or
+    rated cells make them NaN."""
+    kinds = default_kinds() if kinds is None else kinds
+    return results_from_aligned(gold, align_metric(gold, metric_sys, metric_seg, needs_sys_scores(kinds)), kinds)
 
 
 def covered_inputs(

@@ -9,7 +9,8 @@
   mt-metrics-eval's ``WMT24OnWMT23`` task set (6 tasks, 1/6 each).
 - ``wmt25``: the WMT24 tasks (WMT25 changed the data: ESA gold for most pairs, not the tasks).
 
-A correlation (range -1..1) enters the average as (r + 1) / 2, an accuracy as is.
+A correlation (range -1..1) enters the average as (r + 1) / 2, an accuracy as is. Which statistic is
+a task of which table is declared with the statistic (``@statistic(..., tables=..., pooled=...)``).
 """
 
 from __future__ import annotations
@@ -17,35 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tribunal.errors import UserError
-
-
-@dataclass(frozen=True)
-class TaskKind:
-    """One kind of task: its column suffix, the LpResult field holding its value, its range."""
-
-    suffix: str
-    field: str
-    correlation: bool
-    needs_sys_scores: bool = False
-
-    def normalise(self, value: float) -> float:
-        """The value on the 0..1 scale the average uses."""
-        return (value + 1) / 2 if self.correlation else value
-
-
-KINDS = {
-    "sys_acc": TaskKind("sys_acc", "agree", False, needs_sys_scores=True),  # pooled: sum(agree) / sum(pairs)
-    "sys_pearson": TaskKind("sys_pearson", "sys_pearson", True, needs_sys_scores=True),
-    "seg_pearson": TaskKind("seg_pearson", "seg_pearson", True),
-    "seg_acc_t": TaskKind("seg_acc_t", "seg_acc_t", False),
-    "sys_spa": TaskKind("sys_spa", "sys_spa", False),
-    "seg_acc_eq": TaskKind("seg_acc_eq", "seg_acc_t", False),
-}
+from tribunal.eval.meta.inputs import INPUTS
+from tribunal.eval.meta.statistic import Statistic
+from tribunal.eval.meta.statistics import STATISTICS, per_lp_tasks, pooled_tasks
 
 
 @dataclass(frozen=True)
 class Task:
-    """One column of a primary table: a kind of task over one language pair (or pooled over several)."""
+    """One column of a primary table: a statistic over one language pair (or pooled over several)."""
 
     kind: str
     lps: tuple[str, ...]
@@ -54,21 +34,32 @@ class Task:
 
     @property
     def column(self) -> str:
-        return self.kind if self.pooled else f"{self.lps[0]}_{KINDS[self.kind].suffix}"
+        return self.kind if self.pooled else f"{self.lps[0]}_{self.kind}"
 
     @property
-    def spec(self) -> TaskKind:
-        return KINDS[self.kind]
+    def spec(self) -> Statistic:
+        """The statistic's declaration."""
+        return STATISTICS[self.kind]
 
 
 @dataclass(frozen=True)
 class Protocol:
-    """A primary table: pooled tasks (weight = number of pairs) first, then per-pair tasks (weight 1)."""
+    """A primary table: pooled tasks (weight = number of pairs) first, then per-pair tasks (weight 1).
+
+    Its tasks are the statistics that declare it among their ``pooled`` / ``tables`` (:mod:`statistics`),
+    system level first, then segment level, each in declaration order.
+    """
 
     name: str
     title: str
-    pooled: tuple[str, ...]
-    per_lp: tuple[str, ...]
+
+    @property
+    def pooled(self) -> tuple[str, ...]:
+        return tuple(s.key for s in pooled_tasks(self.name))
+
+    @property
+    def per_lp(self) -> tuple[str, ...]:
+        return tuple(s.key for s in per_lp_tasks(self.name) if s.key not in self.pooled)
 
     def tasks(self, lps: list[str] | tuple[str, ...]) -> list[Task]:
         lps = tuple(sorted(lps))
@@ -82,15 +73,12 @@ class Protocol:
     @property
     def needs_sys_scores(self) -> bool:
         """Whether any task reads system-level scores (gold ``.sys.score`` and metric ``.sys.score``)."""
-        return any(KINDS[k].needs_sys_scores for k in self.pooled + self.per_lp)
+        return any(INPUTS[STATISTICS[k].inputs].needs_sys_scores for k in self.pooled + self.per_lp)
 
 
-WMT23 = Protocol("wmt23", "WMT23 primary table (Pearson columns: raw r)", ("sys_acc",),
-                 ("sys_pearson", "seg_pearson", "seg_acc_t"))
-WMT24 = Protocol("wmt24", "WMT24 primary table: system-level SPA and segment-level acc_eq", (),
-                 ("sys_spa", "seg_acc_eq"))
-WMT25 = Protocol("wmt25", "WMT25 primary table: system-level SPA and segment-level acc_eq", (),
-                 ("sys_spa", "seg_acc_eq"))
+WMT23 = Protocol("wmt23", "WMT23 primary table (Pearson columns: raw r)")
+WMT24 = Protocol("wmt24", "WMT24 primary table: system-level SPA and segment-level acc_eq")
+WMT25 = Protocol("wmt25", "WMT25 primary table: system-level SPA and segment-level acc_eq")
 
 PROTOCOLS = {p.name: p for p in (WMT23, WMT24, WMT25)}
 

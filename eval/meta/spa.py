@@ -32,6 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from tribunal.eval.meta.statistic import statistic
+
 PERMUTATIONS = 1000
 SIGN_SEED = 4
 _MAX_GRID_DIGITS = 6
@@ -137,3 +139,27 @@ def soft_pairwise_accuracy(gold_p: np.ndarray, metric_p: np.ndarray) -> float:
 def spa(gold: np.ndarray, metric: np.ndarray) -> float:
     """SPA of a metric's (segments x systems) scores against the gold ones on the same cells."""
     return soft_pairwise_accuracy(pairwise_p_values(gold), pairwise_p_values(metric))
+
+
+SPA_BATCH = 32
+"""Metrics whose permutation sums one matrix product computes (bounds memory with many metrics)."""
+
+
+def spa_many(gold_p: np.ndarray, metrics: list[np.ndarray]) -> list[float]:
+    """SPA of several metrics' (segments x systems) scores against the gold p-values: one pass per batch.
+
+    Every metric's p-values are decided exactly as for one metric alone (:func:`pairwise_p_values_many`).
+    """
+    values = []
+    for start in range(0, len(metrics), SPA_BATCH):
+        metric_p = pairwise_p_values_many(np.stack(metrics[start:start + SPA_BATCH]))
+        values += [soft_pairwise_accuracy(gold_p, p) for p in metric_p]
+    return values
+
+
+@statistic("sys_spa", level="system", inputs="spa", resampling="spa", display="sys SPA",
+           tables=("wmt24", "wmt25"), many=spa_many)
+def spa_against(gold_p: np.ndarray, metric: np.ndarray) -> float:
+    """Soft pairwise accuracy (Thompson et al., 2024) of a metric's (segments x systems) scores
+    against the gold pairwise p-values (:func:`pairwise_p_values` of the gold scores)."""
+    return spa_many(gold_p, [metric])[0]

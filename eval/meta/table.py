@@ -16,10 +16,12 @@ from tribunal.eval.meta.lp_tasks import (
     LpResult,
     align_metric,
     covered_inputs,
+    many_of_metrics,
     results_from_aligned,
-    spa_of_metrics,
 )
-from tribunal.eval.meta.protocols import KINDS, WMT23, Protocol, Task
+from tribunal.eval.meta.inputs import INPUTS
+from tribunal.eval.meta.protocols import WMT23, Protocol, Task
+from tribunal.eval.meta.statistics import STATISTICS
 
 Inputs = tuple[GoldMatrices, AlignedMetric]
 """What a metric's task values on one pair were computed from (kept for significance tests)."""
@@ -45,13 +47,11 @@ class MetaEvalTable:
 
 def task_value(task: Task, per_lp: dict[str, LpResult]) -> float:
     """A task's value from a metric's per-LP results (NaN where a pair is missing or unscored)."""
-    if task.pooled:  # pooled pairwise accuracy: sum of agreements over sum of system pairs
+    if task.pooled:  # the statistic's pool of each pair's extras (pairwise accuracy: sum(agree) / sum(pairs))
         results = [per_lp.get(lp) for lp in task.lps]
-        if any(r is None or not r.pairs for r in results):
-            return math.nan
-        return sum(r.agree for r in results) / sum(r.pairs for r in results)
+        return task.spec.pool([r.extras.get(task.kind) if r else None for r in results])
     result = per_lp.get(task.lps[0])
-    return getattr(result, task.spec.field) if result else math.nan
+    return result.value(task.kind) if result else math.nan
 
 
 def summarize(metric: str, per_lp: dict[str, LpResult], tasks: list[Task], coverage: bool = False) -> dict:
@@ -69,9 +69,22 @@ def summarize(metric: str, per_lp: dict[str, LpResult], tasks: list[Task], cover
     return row
 
 
-def _fields(tasks: list[Task]) -> set[str]:
-    """The LpResult fields the tasks read (pooled accuracy's agree / pairs come with any system scores)."""
-    return {KINDS[t.kind].field for t in tasks}
+def _fields(tasks: list[Task]) -> list[str]:
+    """The statistics the tasks read, each once, in task order."""
+    return list(dict.fromkeys(t.kind for t in tasks))
+
+
+def _input_notes(golds: dict[str, GoldMatrices], fields: list[str]) -> list[str]:
+    """Each kind of input's notes on each pair; the shared gold side of batched statistics is computed
+    here, before the threads share it (cached on the gold matrices: SPA's p-values)."""
+    notes = []
+    for kind in dict.fromkeys(STATISTICS[k].inputs for k in fields):
+        for lp, gold in golds.items():
+            if any(STATISTICS[k].many and STATISTICS[k].inputs == kind for k in fields):
+                INPUTS[kind].gold(gold)
+            note = INPUTS[kind].note(gold)
+            notes += [f"{lp}: {note}"] if note else []
+    return notes
 
 
 def meta_eval_table(
@@ -88,16 +101,11 @@ def meta_eval_table(
     fields = _fields(tasks)
     need_sys = protocol.needs_sys_scores
     golds = {lp: GoldMatrices.from_pair(pair, need_sys) for lp, pair in pairs.items()}
-    notes = []
-    if "sys_spa" in fields:
-        for lp, gold in golds.items():
-            gold.spa_p_values  # computed once, before the threads share it  # noqa: B018
-            if gold.spa_note:
-                notes.append(f"{lp}: {gold.spa_note}")
+    batched = [STATISTICS[k] for k in fields if STATISTICS[k].many]  # per pair for all metrics at once, below
+    notes = _input_notes(golds, fields)
     if metrics is None:
         metrics = sorted(set().union(*(set(p.base_metrics()) for p in pairs.values())))
-
-    per_metric = fields - {"sys_spa"}  # SPA is computed per pair for all metrics at once, below
+    per_metric = [k for k in fields if not STATISTICS[k].many]
 
     def job(metric: str, lp: str) -> tuple[LpResult, Inputs | None]:
         pair, gold = pairs[lp], golds[lp]
@@ -118,19 +126,20 @@ def meta_eval_table(
                 return result, (gold, aligned)
         return results_from_aligned(gold, aligned, per_metric), (gold, aligned)
 
-    def spa_job(lp: str) -> None:
-        """SPA of every metric aligned to the pair's own gold (coverage-limited ones have theirs)."""
-        batch = [(result, used[1].seg) for result, used in (outcomes[m, lp] for m in metrics)
-                 if used is not None and used[0] is golds[lp] and used[1].seg is not None]
-        for (result, _), value in zip(batch, spa_of_metrics(golds[lp], [seg for _, seg in batch])):
-            result.sys_spa = value
+    def batch_job(lp: str) -> None:
+        """Each batched statistic of every metric aligned to the pair's own gold (coverage-limited ones have theirs)."""
+        for stat in batched:
+            batch = [(result, used[1]) for result, used in (outcomes[m, lp] for m in metrics)
+                     if used is not None and used[0] is golds[lp] and INPUTS[stat.inputs].available(used[1])]
+            for (result, _), value in zip(batch, many_of_metrics(stat, golds[lp], [a for _, a in batch])):
+                result.record(stat.key, value)
 
     # File parsing, sorting and matrix products release the GIL, so threads use every core.
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         futures = {(m, lp): pool.submit(job, m, lp) for m in metrics for lp in lps}
         outcomes = {key: future.result() for key, future in futures.items()}
-        if "sys_spa" in fields:
-            list(pool.map(spa_job, lps))
+        if batched:
+            list(pool.map(batch_job, lps))
     details = {m: {lp: outcomes[m, lp][0] for lp in lps} for m in metrics}
     notes += [f"{m} {lp}: {r.note}" for m, per_lp in details.items() for lp, r in per_lp.items() if r.note]
     inputs = {key: value[1] for key, value in outcomes.items() if value[1] is not None}

@@ -22,6 +22,7 @@ from tribunal.eval.mt.second_pass import SecondPass, run_second_pass
 from tribunal.eval.tracking.mlflow_run import check_store
 from tribunal.eval.tracking.mt_run import open_mt_run
 from tribunal.eval.tracking.names import slug
+from tribunal.eval.meta.statistics import key_metric_keys
 from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.eval.tracking.usage_metrics import usage_metrics
@@ -33,7 +34,7 @@ from tribunal.runner.connections import server_bound
 from tribunal.eval.mt.batch.runner import judge_in_batches
 
 
-KEY_METRICS = ("meta.seg_pearson", "meta.seg_acc_t", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "error_free.mcc",
+KEY_METRICS = key_metric_keys() + ("span.mpp_f", "span.char_f1", "error_free.mcc",
                "scored", "unscored", "lm_calls", "wall_seconds", "judge_vs_human.kappa")
 
 

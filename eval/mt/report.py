@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import Any
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
+from tribunal.eval.meta.statistics import per_lp_tasks
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.item_result import ItemResult
 from tribunal.runner.meter import add_summaries
@@ -40,14 +40,15 @@ def covered_gold(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarray]
 
 
 def meta_evaluation(pair: LanguagePair, items: RunItems, seg: dict[str, np.ndarray]) -> dict[str, float]:
-    """System Pearson, pairwise accuracy, segment Pearson and acc-t over the covered cells."""
+    """The run report's statistics (declared with ``tables=("run", ...)``: system Pearson, pairwise
+    accuracy, segment Pearson, acc-t) over the covered cells, and how many cells and systems that is."""
     gold = covered_gold(pair, items, seg)
     if gold is None:
         return {}
-    result = evaluate_metric_lp(gold, system_scores(seg), seg)
-    return {"sys_pearson": result.sys_pearson, "sys_acc": result.agree / result.pairs if result.pairs else math.nan,
-            "seg_pearson": result.seg_pearson, "seg_acc_t": result.seg_acc_t,
-            "covered_cells": float(np.isfinite(gold.seg).sum()), "covered_systems": float(len(gold.systems))}
+    kinds = tuple(s.key for s in per_lp_tasks("run"))
+    result = evaluate_metric_lp(gold, system_scores(seg), seg, kinds)
+    return {key: result.value(key) for key in kinds} | {
+        "covered_cells": float(np.isfinite(gold.seg).sum()), "covered_systems": float(len(gold.systems))}
 
 
 SPAN_MEASURES = ("mpp", "wmt25")

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from tribunal.eval.meta.statistics import key_metric_keys
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.local_models import QUALITY_NOTICE, mentions_bundled
 
@@ -76,7 +77,7 @@ def description(title: str, signature: str | None, metrics: list[tuple[str, floa
     return "\n".join(lines).strip() + "\n"
 
 
-KEY_METRICS = ("meta.seg_acc_t", "meta.seg_pearson", "meta.sys_pearson", "span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
+KEY_METRICS = key_metric_keys() + ("span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
                "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
                "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
 

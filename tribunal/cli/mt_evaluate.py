@@ -231,20 +231,24 @@ def run_and_report(settings, tracking, engine=None, trace_sample=None, cap=None)
     return result
 
 
-META_KEYS = ("sys_pearson", "sys_acc", "seg_pearson", "seg_acc_t")  # printed as logged: meta.<key> in MLflow
 SPAN_KEYS = ("mpp_precision", "mpp_recall", "mpp_f", "wmt25_precision", "wmt25_recall", "wmt25_f",
              "char_precision", "char_recall", "char_f1", "span_precision", "span_recall", "span_f1")
 SPAN_LABELS = {"mpp_f": " (micro MPP, Perrella et al. 2026)", "wmt25_f": " (WMT25 character counts)",
                "char_f1": " (legacy pooled character F1)", "span_f1": " (legacy: one shared character matches)"}
 
 
+def meta_keys() -> tuple[str, ...]:
+    """The run report's statistics, printed as logged (``meta.<key>`` in MLflow), in table order."""
+    from tribunal.eval.meta.statistics import per_lp_tasks  # heavy: pulls in numpy
+
+    return tuple(s.key for s in per_lp_tasks("run"))
+
+
 def meta_reasons(meta: dict) -> dict[str, str]:
-    """Why a meta-evaluation value is undefined on the covered cells."""
-    systems, cells = meta.get("covered_systems", 0), meta.get("covered_cells", 0)
-    few_systems = "fewer than 2 systems covered" if systems < 2 else "the scores do not vary across systems"
-    few_cells = "fewer than 2 rated cells covered" if cells < 2 else "the scores do not vary"
-    return {"sys_pearson": few_systems, "sys_acc": "no pair of covered systems",
-            "seg_pearson": few_cells, "seg_acc_t": "no source segment with two covered systems"}
+    """Why each meta-evaluation value is undefined on the covered cells (as its statistic declares)."""
+    from tribunal.eval.meta.statistics import STATISTICS  # heavy: pulls in numpy
+
+    return {key: s.why_undefined(meta) for key, s in STATISTICS.items()}
 
 
 def span_reasons(spans: dict) -> dict[str, str]:
@@ -375,7 +379,7 @@ def _meta_lines(meta) -> Iterator[str]:
         reasons = meta_reasons(meta)
         yield (f"against the human MQM scores ({count(meta.get('covered_cells'))} rated cells of "
                f"{count(meta.get('covered_systems'))} systems):")
-        for key in META_KEYS:
+        for key in meta_keys():
             if key in meta:
                 yield (f"  {key}: {number(meta[key], reasons[key])}")
 
