@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.eval.meta.statistics import per_lp_tasks
 
 DATA_ID = "tribunal-page-data"
-META_SHOWN = ("seg_pearson", "seg_acc_t", "sys_pearson", "sys_acc", "covered_cells", "covered_systems")
+COVERAGE_SHOWN = ("covered_cells", "covered_systems")
 ERROR_FREE_SHOWN = ("mcc", "precision", "recall", "f1", "balanced_accuracy", "predicted_rate")
 SPAN_SHOWN = ("mpp_precision", "mpp_recall", "mpp_f", "wmt25_precision", "wmt25_recall", "wmt25_f")
 
@@ -106,7 +107,8 @@ def head_html(heads: list[dict]) -> str:
              ("completion tokens", "completion_tokens", lambda h: h["completion_tokens"]),
              ("spend (USD)", "spend_usd", lambda h: h["spend_usd"]),
              ("wall seconds", "wall_seconds", lambda h: h["wall_seconds"])]
-    meta = [(k, f"meta.{k}", lambda h, k=k: h["meta"].get(k)) for k in META_SHOWN]
+    shown = [s.key for s in per_lp_tasks("run")] + list(COVERAGE_SHOWN)  # the run report's statistics, as declared
+    meta = [(k, f"meta.{k}", lambda h, k=k: h["meta"].get(k)) for k in shown]
     per_rater = sorted({k for h in heads for k in h["spans"] if "." in k and k.endswith((".mpp_f", ".wmt25_f"))})
     span_keys = list(SPAN_SHOWN) + per_rater
     spans = [(k, f"spans.{k}", lambda h, k=k: h["spans"].get(k)) for k in span_keys]

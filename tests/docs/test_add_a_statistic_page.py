@@ -79,7 +79,7 @@ def test_the_readers_name_no_statistic():
 
     readers = [p for item in PAGE.read_text(encoding="utf-8").split("<!-- readers -->")[1].strip().split("\n\n")[0].splitlines()
                for p in re.findall(r"`([\w/]+\.py)`", item)]
-    assert len(readers) == 11, readers
+    assert len(readers) == 12, readers
     for path in readers:
         assert not _named_keys(ROOT / path, set(STATISTICS)), path
 

@@ -112,3 +112,15 @@ def test_a_lower_is_better_statistic_ranks_the_smallest_first(toy):
     assert ranked.metrics == ["a", "b"] and list(ranked.values) == [0.1, 0.9] and ranked.ranks == [1, 2]
     error_rate = replace(toy, correlation=False, higher_better=False)
     assert error_rate.normalise(0.25) == 0.75 and error_rate.slope == -1.0 and toy.slope == 0.5
+
+
+def test_the_toy_statistic_is_a_row_of_the_run_page(toy):
+    from tribunal.eval.report.render import head_html
+
+    head = {"judge": "j", "model": "m", "data": "d", "run_id": None, "spend": None, "label": "this run",
+            "items": {"total": 1, "scored": 1, "unscored": 0, "degraded": 0, "left": 0, "unscored_reasons": {},
+                      "degraded_reasons": {}},
+            "calls": 1, "reasks": 0, "prompt_tokens": 1, "completion_tokens": 1, "spend_usd": 0.0, "wall_seconds": 1.0,
+            "meta": {"seg_spearman": 0.4321}, "spans": {}, "error_free": None, "signature": "prog:j"}
+    html = head_html([head])
+    assert "seg_spearman" in html and "0.4321" in html
