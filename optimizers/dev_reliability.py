@@ -6,7 +6,7 @@ item metric as 0, a correlation as -1 by the unscored share: :data:`UNSCORED_COU
 candidate can still win on them: on a small model the untuned program scored 0.019 on 30 dev items
 and a tuned one 0.236 with 13 of them unscored, then lost 27 of 120 test items where the untuned
 one lost none (issue 42). So the selection (:mod:`.objective_selection`) and the tuned program's
-check (:mod:`.optimize_job`) apply one more rule:
+check (:mod:`.optimize_search`) apply one more rule:
 
 a candidate is **unreliable** when more than :data:`MAX_UNSCORED_SHARE` of its dev items are unscored
 *and* its unscored share exceeds the untuned program's by more than :data:`SLACK` (tuning made its

@@ -33,7 +33,8 @@ from tribunal.eval.estimate.tokens import counter_for
 from tribunal.optimizers.dev_eval import evaluate_program
 from tribunal.optimizers.labelled_demos import LabelledFewShot, labeler_for
 from tribunal.optimizers.objective_selection import FINALISTS
-from tribunal.optimizers.optimize_job import METRICS, OptimizeRequest, load_job_inputs
+from tribunal.optimizers.optimize_request import METRICS, OptimizeRequest
+from tribunal.optimizers.optimize_setup import load_job_inputs
 from tribunal.optimizers.search_calls import SearchRuns, SearchSize
 from tribunal.programs.lm import DEFAULT_SERVER_MAX_TOKENS, LMSettings, build_lm
 from tribunal.programs.local_models import is_local

@@ -8,7 +8,7 @@ from typing import Any
 
 from tribunal.errors import UserError
 from tribunal.eval.data.program_export import read_export, write_export
-from tribunal.optimizers.optimize_job import ARTIFACT_DIR, ARTIFACT_NAME
+from tribunal.optimizers.optimize_export import ARTIFACT_DIR, ARTIFACT_NAME
 from tribunal.eval.tracking.mlflow_run import mlflow_client
 
 

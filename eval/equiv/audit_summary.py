@@ -5,7 +5,7 @@ Its items are *pair judgments*: every pair of the suite, once per repeat, by eve
 end, ``left`` the rest (the rules a spending cap stopped: their finished judgments are in the journal and
 are read back by the resumed run). The LM figures are those of the LLM judges' meters (calls this command
 made; judgments read back from the journal cost none). ``details`` holds every figure the terminal summary
-prints (the tables as records), so ``tribunal.cli.equiv.print_audit`` renders the file alone.
+prints (the tables as records), so ``tribunal.cli.equiv_report.print_audit`` renders the file alone.
 """
 
 from __future__ import annotations

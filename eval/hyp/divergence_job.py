@@ -12,55 +12,41 @@ MLflow: a parent run ``hyp-divergence`` and one nested run per rule.
 from __future__ import annotations
 
 import copy
-import itertools
 import json
-import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
 
+from tribunal.core.hyp_records import RunRecord
+from tribunal.errors import SpendingCapReached
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.equiv.audit_job import llm_judges
 from tribunal.eval.equiv.rules.base import EquivalenceRule
-from tribunal.errors import SpendingCapReached
-from tribunal.eval.hyp.clustering import count_clusters
-from tribunal.eval.hyp.divergence import (
-    Matching, cross_mean, divergence_matrix, extra_divergence, matching_rule, pair_key, within_mean,
-)
+from tribunal.eval.hyp.divergence import Matching, divergence_matrix, matching_rule, pair_key
+from tribunal.eval.hyp.divergence_rows import (averaged_rows, by_instance, cluster_rows, depth_groups, instance_rows,
+                                               matching_counts, needed_pairs)
+from tribunal.eval.hyp.divergence_settings import DivergenceSettings
 from tribunal.eval.hyp.engagement_job import engagement_shares
 from tribunal.eval.hyp.instance import Instance
-from tribunal.eval.hyp.joint_permutation import DEFAULT_MAX_STATES, DEFAULT_SAMPLES, instance_averaged_test
-from tribunal.eval.hyp.permutation import SplitNull, split_null
-from tribunal.core.hyp_records import RunRecord
-from tribunal.eval.hyp.run_job import MANIFEST, load_runs
+from tribunal.eval.hyp.run_store import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import HypDivergenceSignature
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.programs.equiv_judge import EquivalenceJudge
 
+__all__ = ["CLUSTER_RULE", "DivergenceCapped", "DivergenceResult", "DivergenceSettings", "run_divergence"]
+
 CLUSTER_RULE = "connected components of the graph joining delivered hypotheses judged 'same'"
-
-
-class DivergenceSettings(BaseModel):
-    """How runs are matched and how extra divergence is tested."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    matching: Literal["lineage", "slot"] = "lineage"
-    alternative: Literal["two-sided", "greater"] = "two-sided"
-    max_states: int = Field(DEFAULT_MAX_STATES, ge=1, description="Largest exact convolution step before sampling.")
-    samples: int = Field(DEFAULT_SAMPLES, ge=1, description="Joint splits drawn by the sampling fallback.")
-    seed: int = 0
-    frame_judge: bool = Field(True, description="Give the LLM judge each instance's question and finding.")
 
 
 @dataclass
 class DivergenceResult:
+    """What the job found: the runs, its tables, the divergence matrices, its signature and MLflow run."""
+
     runs: list[RunRecord]
     divergence: pd.DataFrame  # instance-averaged, per rule and depth pair
     by_instance: pd.DataFrame
@@ -70,25 +56,6 @@ class DivergenceResult:
     matrices: dict[tuple[str, str], np.ndarray]  # (rule, instance) -> matrix
     signature: str
     run_id: str | None
-
-
-def needed_pairs(runs: Sequence[RunRecord], matching: Matching) -> list:
-    """Distinct pairs to judge: matched across runs, and all pairs within each run (for clusters)."""
-    pairs = {}
-    for a, b in itertools.combinations(runs, 2):
-        for x, y in matching(a, b):
-            pairs.setdefault(pair_key(x, y), (x, y))
-    for run in runs:
-        for x, y in itertools.combinations(run.hypotheses, 2):
-            pairs.setdefault(pair_key(x, y), (x, y))
-    return list(pairs.values())
-
-
-def depth_groups(runs: Sequence[RunRecord]) -> dict[int, list[int]]:
-    groups: dict[int, list[int]] = {}
-    for index, run in enumerate(runs):
-        groups.setdefault(run.depth, []).append(index)
-    return groups
 
 
 def stored_instances(run_dir: Path) -> dict[str, Instance]:
@@ -109,76 +76,6 @@ def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
     clone = copy.copy(rule)
     clone.program = program.framed(instance.research_question, instance.observed_finding)
     return clone
-
-
-def instance_rows(rule: str, instance: str, matrix: np.ndarray, groups: dict[int, list[int]],
-                  alternative: str = "two-sided"):
-    """Per depth pair: the instance's extra divergence, its own exact p, and its split null."""
-    rows, nulls = [], {}
-    for d1, d2 in itertools.combinations(sorted(groups), 2):
-        a, b = groups[d1], groups[d2]
-        row = {"rule": rule, "instance": instance, "depth_a": d1, "depth_b": d2, "runs": len(a) + len(b),
-               "cross": cross_mean(matrix, a, b), "same_depth": within_mean(matrix, a, b),
-               "extra": extra_divergence(matrix, a, b), "p_value": math.nan, "splits": 0, "in_test": False}
-        if len(a) == len(b) and len(a) >= 2:
-            nulls[(d1, d2)] = null = split_null(matrix, a, b, extra_divergence)
-            test = instance_averaged_test([null], alternative)
-            row.update(p_value=test.p_value, splits=null.splits, in_test=test.instances == 1)
-        rows.append(row)
-    return rows, nulls
-
-
-def _nan_mean(values: list[float]) -> float:
-    finite = [v for v in values if math.isfinite(v)]
-    return float(np.mean(finite)) if finite else math.nan
-
-
-def averaged_rows(rule: str, rows: list[dict], nulls: dict[tuple[int, int], list[SplitNull]],
-                  settings: DivergenceSettings) -> list[dict]:
-    """Per depth pair: the instance-averaged extra divergence and its joint permutation p.
-
-    ``cross``, ``same_depth`` and ``extra`` average the instances in the test, so ``extra`` is the
-    tested statistic (the test's own exact value); ``extra_all`` averages every instance with a
-    defined extra (it differs when an instance cannot be tested, e.g. unequal reruns per depth).
-    """
-    out = []
-    for (d1, d2) in sorted({(r["depth_a"], r["depth_b"]) for r in rows}):
-        mine = [r for r in rows if (r["depth_a"], r["depth_b"]) == (d1, d2)]
-        test = instance_averaged_test(nulls.get((d1, d2), []), settings.alternative, settings.max_states,
-                                      settings.samples, settings.seed)
-        tested = [r for r in mine if r["in_test"]]
-        means = {key: _nan_mean([r[key] for r in tested or mine]) for key in ("cross", "same_depth", "extra")}
-        if tested:
-            means["extra"] = test.observed
-        out.append({"rule": rule, "depth_a": d1, "depth_b": d2, "instances": len(mine), "tested": test.instances,
-                    **means, "extra_all": _nan_mean([r["extra"] for r in mine]),
-                    "p_value": test.p_value, "alternative": test.alternative, "test": test.method,
-                    "combinations": test.combinations, "samples": test.samples if test.method == "sampled" else 0})
-    return out
-
-
-def cluster_rows(rule: str, runs: Sequence[RunRecord], same: dict) -> list[dict]:
-    rows = []
-    for run in runs:
-        present = run.hypotheses
-        edges = [(i, j) for i, j in itertools.combinations(range(len(present)), 2)
-                 if same.get(pair_key(present[i], present[j])) is True]
-        rows.append({"rule": rule, "instance": run.instance, "run": run.run_id, "depth": run.depth,
-                     "delivered": len(present), "clusters": count_clusters(len(present), edges)})
-    return rows
-
-
-def by_instance(runs: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
-    grouped: dict[str, list[RunRecord]] = {}
-    for run in runs:
-        grouped.setdefault(run.instance, []).append(run)
-    return grouped
-
-
-def matching_counts(grouped: dict[str, list[RunRecord]], matching: Matching) -> list[dict]:
-    return [{"instance": name, "runs": len(runs), "run_pairs": math.comb(len(runs), 2),
-             "matched_pairs": sum(len(matching(a, b)) for a, b in itertools.combinations(runs, 2))}
-            for name, runs in grouped.items()]
 
 
 class DivergenceCapped(SpendingCapReached):
@@ -242,50 +139,81 @@ def run_divergence(run_dir: Path, rules: Sequence[EquivalenceRule], tracking: Tr
     params = {"run_dir": str(run_dir), "runs": len(runs), "instances": len(grouped), "cluster_rule": CLUSTER_RULE,
               "rules": ",".join(r.label for r in rules), **settings.model_dump(),
               "run_pairs": int(counts["run_pairs"].sum()), "matched_pairs": int(counts["matched_pairs"].sum())}
-    div_rows, inst_rows, clu_rows, matrices = [], [], [], {}
+    framing = {name: contexts.get(name, only) if settings.frame_judge else None for name in grouped}
+    found = RuleTables()
     with tracked_run(tracking, "hyp-divergence", params, {"tribunal.command": "hyp divergence"}, sig) as parent:
         for rule in rules:
             started = time.time()  # the rule's nested run spans its judging
-            rule_rows, nulls, unscored = [], {}, 0
-            for name, inst_runs in grouped.items():
-                context = contexts.get(name, only) if settings.frame_judge else None
-                pairs = needed_pairs(inst_runs, matching)
-                judgments = framed(rule, context).judge_pairs(pairs)
-                unscored += sum(j.same is None for j in judgments)
-                same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
-                matrices[(rule.label, name)] = matrix = divergence_matrix(inst_runs, same, matching)
-                rows, inst_nulls = instance_rows(rule.label, name, matrix, depth_groups(inst_runs), settings.alternative)
-                rule_rows += rows
-                for key, null in inst_nulls.items():
-                    nulls.setdefault(key, []).append(null)
-                clu_rows += cluster_rows(rule.label, inst_runs, same)
-            averaged = averaged_rows(rule.label, rule_rows, nulls, settings)
-            inst_rows += rule_rows
-            div_rows += averaged
+            averaged, unscored = judge_rule(rule, grouped, matching, framing, settings, found)
             with parent.child(rule.label, {"rule": rule.label, **rule.params()}, started=started) as run:
-                for row in averaged:
-                    key = f"d{row['depth_a']}_vs_d{row['depth_b']}"
-                    run.log_metrics({f"extra/{key}": row["extra"], f"p_value/{key}": row["p_value"]})
-                frame = pd.DataFrame([r for r in clu_rows if r["rule"] == rule.label])
-                for depth, mean in frame.groupby("depth")["clusters"].mean().items():
-                    run.log_metrics({f"clusters/d{depth}": mean})
-                for (label, name), matrix in matrices.items():
-                    if label == rule.label:
-                        ids = [r.run_id for r in grouped[name]]
-                        run.log_table(pd.DataFrame(matrix, index=ids, columns=ids).reset_index(names="run"),
-                                      f"divergence_matrix_{name}.json")
-                run.log_metrics({"unscored_pairs": unscored, **rule.stats()})
-        tables = {
-            "divergence": pd.DataFrame(div_rows),
-            "divergence_by_instance": pd.DataFrame(inst_rows),
-            "matching": counts,
-            "clusters": (pd.DataFrame(clu_rows).groupby(["rule", "depth"])["clusters"]
-                         .agg(["mean", "min", "max", "count"]).reset_index()),
-            "engagement": pd.DataFrame([{"depth": d, **s} for d, s in engagement_shares(runs).items()]),
-        }
+                log_rule(run, rule, averaged, found, grouped, unscored)
+        tables = final_tables(found, counts, runs)
         for name, frame in tables.items():
             parent.log_table(frame, f"{name}.json")
             if out:
                 write_text_atomically(out / f"{name}.tsv", frame.to_csv(sep="\t", index=False))
     return DivergenceResult(runs, tables["divergence"], tables["divergence_by_instance"], tables["matching"],
-                            tables["clusters"], tables["engagement"], matrices, sig, parent.run_id)
+                            tables["clusters"], tables["engagement"], found.matrices, sig, parent.run_id)
+
+
+@dataclass
+class RuleTables:
+    """The rows every rule adds as it is judged: instance-averaged, per instance, clusters, and the matrices."""
+
+    divergence: list[dict] = field(default_factory=list)
+    by_instance: list[dict] = field(default_factory=list)
+    clusters: list[dict] = field(default_factory=list)
+    matrices: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
+
+
+def judge_rule(rule: EquivalenceRule, grouped: dict[str, list[RunRecord]], matching: Matching,
+               framing: dict[str, Instance | None], settings: DivergenceSettings,
+               found: RuleTables) -> tuple[list[dict], int]:
+    """Judge every needed pair of each instance with ``rule`` (its LLM judge framed by ``framing[instance]``,
+    if any) and add its rows to ``found``; returns its instance-averaged rows and its unscored pair count."""
+    rule_rows, nulls, unscored = [], {}, 0
+    for name, inst_runs in grouped.items():
+        pairs = needed_pairs(inst_runs, matching)
+        judgments = framed(rule, framing[name]).judge_pairs(pairs)
+        unscored += sum(j.same is None for j in judgments)
+        same = {pair_key(x, y): j.same for (x, y), j in zip(pairs, judgments)}
+        found.matrices[(rule.label, name)] = matrix = divergence_matrix(inst_runs, same, matching)
+        rows, inst_nulls = instance_rows(rule.label, name, matrix, depth_groups(inst_runs), settings.alternative)
+        rule_rows += rows
+        for key, null in inst_nulls.items():
+            nulls.setdefault(key, []).append(null)
+        found.clusters += cluster_rows(rule.label, inst_runs, same)
+    averaged = averaged_rows(rule.label, rule_rows, nulls, settings)
+    found.by_instance += rule_rows
+    found.divergence += averaged
+    return averaged, unscored
+
+
+def log_rule(run: Any, rule: EquivalenceRule, averaged: list[dict], found: RuleTables,
+             grouped: dict[str, list[RunRecord]], unscored: int) -> None:
+    """The rule's nested run: extra divergence and p per depth pair, mean clusters per depth, its
+    divergence matrices, unscored pairs and the rule's own stats."""
+    for row in averaged:
+        key = f"d{row['depth_a']}_vs_d{row['depth_b']}"
+        run.log_metrics({f"extra/{key}": row["extra"], f"p_value/{key}": row["p_value"]})
+    frame = pd.DataFrame([r for r in found.clusters if r["rule"] == rule.label])
+    for depth, mean in frame.groupby("depth")["clusters"].mean().items():
+        run.log_metrics({f"clusters/d{depth}": mean})
+    for (label, name), matrix in found.matrices.items():
+        if label == rule.label:
+            ids = [r.run_id for r in grouped[name]]
+            run.log_table(pd.DataFrame(matrix, index=ids, columns=ids).reset_index(names="run"),
+                          f"divergence_matrix_{name}.json")
+    run.log_metrics({"unscored_pairs": unscored, **rule.stats()})
+
+
+def final_tables(found: RuleTables, counts: pd.DataFrame, runs: list[RunRecord]) -> dict[str, pd.DataFrame]:
+    """The job's tables, by name (each logged as ``<name>.json`` and written as ``<name>.tsv``)."""
+    return {
+        "divergence": pd.DataFrame(found.divergence),
+        "divergence_by_instance": pd.DataFrame(found.by_instance),
+        "matching": counts,
+        "clusters": (pd.DataFrame(found.clusters).groupby(["rule", "depth"])["clusters"]
+                     .agg(["mean", "min", "max", "count"]).reset_index()),
+        "engagement": pd.DataFrame([{"depth": d, **s} for d, s in engagement_shares(runs).items()]),
+    }

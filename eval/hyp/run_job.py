@@ -18,45 +18,42 @@ labels each stored challenge (:mod:`tribunal.eval.hyp.engagement_job`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-import uuid
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-import time
 import dspy
+from pydantic import BaseModel, ConfigDict, Field
 
+from tribunal.core.hyp_records import RunRecord
 from tribunal.errors import Interrupted, SpendingCapReached
-from tribunal.eval.hyp.run_summary import JobFigures, hyp_run_summary, write_hyp_summary
-from tribunal.eval.hyp.engagement_job import needs_labels
-from tribunal.eval.tracking.usage_metrics import usage_metrics
-from tribunal.eval.usage_summary import usage_fields
-from tribunal.programs.hyp_engagement import ROLE as ENGAGEMENT_ROLE
-from tribunal.runner.meter import UsageMeter, metering
-from tribunal.runner import interruptible
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.errors import DataFormatError
 from tribunal.eval.data.folder_lock import folder_lock
-from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs
+from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs, needs_labels
 from tribunal.eval.hyp.instance import Instance
-from tribunal.core.hyp_records import RunRecord
+from tribunal.eval.hyp.run_log import log_workflow_run
+from tribunal.eval.hyp.run_store import (MANIFEST, load_runs, read_record, rollout_nonce, run_id_for, run_path,
+                                         store_record)
+from tribunal.eval.hyp.run_summary import JobFigures, hyp_run_summary, write_hyp_summary
+from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
+from tribunal.eval.tracking.hyp_run import workflow_run_name
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import HypRunSignature
 from tribunal.eval.tracking.signature import text_hash
-from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING
-from tribunal.eval.tracking.call_log import CallLog, attach_call_log, recording
-from tribunal.eval.tracking.hyp_run import log_workflow_traces, workflow_run_name
 from tribunal.programs.answers import describe
 from tribunal.programs.answers.failures import ANSWER_FAILURES, is_answer_failure
-from tribunal.programs.hyp_workflow import HypothesisWorkflow
+from tribunal.programs.hyp_workflow import DEFAULT_MAX_PER_OPENING, HypothesisWorkflow
+from tribunal.runner import interruptible
+from tribunal.runner.meter import UsageMeter, metering
 
-MANIFEST = "manifest.json"
-
-__all__ = ["RunSettings", "RunJobResult", "execute_run", "load_runs", "run_workflow", "engagement_shares"]
+__all__ = ["MANIFEST", "RunSettings", "RunJobResult", "execute_run", "load_runs", "run_workflow",
+           "engagement_shares"]
 
 
 class RunSettings(BaseModel):
@@ -72,6 +69,8 @@ class RunSettings(BaseModel):
 
 @dataclass
 class RunJobResult:
+    """What the job did: the runs (stored and reused), how many were reused and labelled, its signature and run."""
+
     records: list[RunRecord]
     reused: int
     labelled: int
@@ -79,14 +78,6 @@ class RunJobResult:
     run_id: str | None
     unreadable: list[str] = field(default_factory=list)  # stored files that were run again
     summary: Any = None  # its RunSummary (summary.json)
-
-
-def run_id_for(depth: int, rerun: int) -> str:
-    return f"d{depth}-r{rerun}"
-
-
-def run_path(out: Path, instance: str, run_id: str) -> Path:
-    return out / "runs" / instance / f"{run_id}.json"
 
 
 def rollout_for(nonce: str, instance: str, run_id: str, opening: int) -> int:
@@ -126,31 +117,6 @@ def execute_run(instance: Instance, depth: int, rerun: int, lm: Any, max_per_ope
             record.degraded.extend({**d, "opening": opening} for d in out.degraded)
             record.traces.append({**log.trace(), "slot": opening})
     return record
-
-
-def read_record(path: Path) -> RunRecord:
-    """One stored run; a :class:`DataFormatError` naming the file when it cannot be read."""
-    try:
-        return RunRecord.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, UnicodeDecodeError) as err:
-        detail = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
-        raise DataFormatError(path, None, f"not a stored run ({detail})") from None
-
-
-def load_runs(run_dir: Path) -> list[RunRecord]:
-    """Every stored run under ``run_dir/runs`` (and its instance folders), sorted by instance, depth, rerun."""
-    files = sorted((run_dir / "runs").glob("*.json")) + sorted((run_dir / "runs").glob("*/*.json"))
-    return sorted((read_record(f) for f in files), key=lambda r: (r.instance, r.depth, r.rerun))
-
-
-def _nonce(out: Path) -> str:
-    """The run directory's rollout nonce: the stored one on resume, a fresh one otherwise."""
-    manifest = out / MANIFEST
-    if manifest.is_file():
-        stored = json.loads(manifest.read_text(encoding="utf-8")).get("rollout_nonce")
-        if stored:
-            return stored
-    return uuid.uuid4().hex
 
 
 def run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
@@ -197,39 +163,18 @@ def judge_name_of(judge_public: dict | None) -> str:
 
 def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any, lm_public: dict, out: Path,
                   tracking: TrackingSettings, judge_lm: Any, judge_public: dict | None, cap: Any) -> RunJobResult:
+    """:func:`run_workflow` inside the folder's lock."""
     started, clock = time.time(), time.perf_counter()
-    (out / "runs").mkdir(parents=True, exist_ok=True)
-    nonce = _nonce(out)
     judge_name = judge_name_of(judge_public)
-    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
-                              depths=tuple(settings.depths), reruns=settings.reruns,
-                              per_opening=settings.max_per_opening, lm=lm_public.get("model"),
-                              judge=judge_name if judge_lm is not None else None))
-    write_text_atomically(out / MANIFEST, json.dumps({
-        "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
-        "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
+    nonce, sig = _open_folder(instances, settings, lm_public, out, judge_name if judge_lm is not None else None,
+                              judge_public)
     todo, done, unreadable = pending_runs(instances, settings, out)
     meter = UsageMeter()
     if cap is not None:
         cap.attach([lm, judge_lm])
-
-    def store(record: RunRecord) -> None:
-        # atomic: a run killed mid-write leaves no torn record for the resume to trip over
-        write_text_atomically(run_path(out, record.instance, record.run_id), record.model_dump_json(indent=2))
-
-    def work(job: tuple[Instance, int, int]) -> RunRecord | None:
-        if cap is not None and not cap.admitting():
-            return None  # left for the resumed run
-        instance, depth, rerun = job
-        try:
-            with metering(meter):
-                record = execute_run(instance, depth, rerun, lm, settings.max_per_opening, nonce)
-        except SpendingCapReached:
-            return None  # cut short by the cap: not stored, run again on resume (its finished calls cached)
-        store(record)
-        return record
-
-    new = _run_all(work, todo, settings.threads, len(done))
+    store = functools.partial(store_record, out)
+    new = _run_all(functools.partial(_work, lm, settings.max_per_opening, nonce, meter, cap, store), todo,
+                   settings.threads, len(done))
     left = sum(record is None for record in new)
     records = sorted(done + [r for r in new if r is not None], key=lambda r: (r.instance, r.depth, r.rerun))
     labelled = 0
@@ -246,25 +191,42 @@ def _run_workflow(instances: Sequence[Instance], settings: RunSettings, lm: Any,
               "evidence_passages": sum(len(i.evidence) for i in instances),
               **{f"lm.{k}": v for k, v in lm_public.items()},
               **{f"judge_lm.{k}": v for k, v in (judge_public or {}).items()}}
-
     with tracked_run(tracking, workflow_run_name(instances, settings.depths, settings.reruns, lm_public), params,
                      {"tribunal.command": "hyp run"}, sig, started=started) as run:
-        log_workflow_traces(run, {i.id: i for i in instances}, records)
-        run.log_metrics({"runs": len(records), "runs_failed": sum(not r.ok for r in records), "runs_reused": len(done),
-                         "runs_labelled": labelled, "delivered": sum(len(r.delivered) for r in records),
-                         "truncated": sum(r.truncated for r in records),
-                         "degraded_rounds": sum(len(r.degraded) for r in records)})
-        for depth, shares in engagement_shares(records).items():
-            run.log_metrics({f"engagement/d{depth}/{k}": v for k, v in shares.items()})
-        run.log_text(json.dumps([r.model_dump(mode="json") for r in records], indent=1), "runs.json")
-        usage = meter.summary()
-        role_models = {ENGAGEMENT_ROLE: job.judge} if job.judge else {}
-        run.log_metrics(usage_metrics(usage, job.model, role_models))
-        run.log_metrics({"lm_calls": float(usage_fields(usage)["calls"]), "wall_seconds": time.perf_counter() - clock})
-        summary = hyp_run_summary(records, job, sig, run.run_id, usage, cap)
-        run.log_text(summary.model_dump_json(indent=2), "summary.json")
+        summary = log_workflow_run(run, instances, records, job, sig, meter.summary(), cap, clock)
     write_hyp_summary(out, summary)
     return RunJobResult(records, len(done), labelled, sig, run.run_id, unreadable, summary=summary)
+
+
+def _open_folder(instances: Sequence[Instance], settings: RunSettings, lm_public: dict, out: Path,
+                 judge: str | None, judge_public: dict | None) -> tuple[str, str]:
+    """Create ``out/runs``, write the manifest (instances, settings, LMs, rollout nonce, signature) and
+    return ``(nonce, signature)``; ``judge``: the engagement judge's name, None when it does not run."""
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    nonce = rollout_nonce(out)
+    sig = str(HypRunSignature(instances=",".join(f"{i.id}@{text_hash(i.model_dump_json())}" for i in instances),
+                              depths=tuple(settings.depths), reruns=settings.reruns,
+                              per_opening=settings.max_per_opening, lm=lm_public.get("model"), judge=judge))
+    write_text_atomically(out / MANIFEST, json.dumps({
+        "instances": [i.model_dump() for i in instances], **settings.model_dump(), "lm": lm_public,
+        "judge_lm": judge_public, "rollout_nonce": nonce, "signature": sig}, indent=2))
+    return nonce, sig
+
+
+def _work(lm: Any, max_per_opening: int, nonce: str, meter: UsageMeter, cap: Any, store: Any,
+          job: tuple[Instance, int, int]) -> RunRecord | None:
+    """Run and store one (instance, depth, rerun); None when the cap keeps it from starting or cuts it short
+    (not stored: the resumed job runs it, its finished calls from the response cache)."""
+    if cap is not None and not cap.admitting():
+        return None  # left for the resumed run
+    instance, depth, rerun = job
+    try:
+        with metering(meter):
+            record = execute_run(instance, depth, rerun, lm, max_per_opening, nonce)
+    except SpendingCapReached:
+        return None  # cut short by the cap: not stored, run again on resume (its finished calls cached)
+    store(record)
+    return record
 
 
 def _run_all(work: Any, todo: list, threads: int, stored: int) -> list[RunRecord]:

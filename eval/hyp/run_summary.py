@@ -5,7 +5,7 @@ Its items are the workflow's *runs* (instance x depth x rerun): ``scored`` the r
 unscored, ``left`` those a spending cap kept from starting or cut short (not stored: the resumed job runs
 them, their finished calls from the response cache). The LM figures are this command's calls (the
 workflow's roles and the engagement judge's). ``details`` holds every figure of the terminal summary, so
-``tribunal.cli.hyp`` renders the file alone.
+``tribunal.cli.hyp_run.print_run`` renders the file alone.
 """
 
 from __future__ import annotations

@@ -13,9 +13,11 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
-                                     ServerSlotsOption, TimeoutOption, lm_limits)
-from tribunal.cli.equiv import audited, print_audit
+from tribunal.cli.demo_options import (DataOption, DemoApiBaseOption, DemoApiKeyEnvOption, DemoArgs, DemoCacheOption,
+                                       DemoExperimentOption, DemoLmOption, DemoOutOption, NoLmOption)
+from tribunal.cli.lm_options import MaxTokensOption, ReasksOption, ServerSlotsOption, TimeoutOption, lm_limits
+from tribunal.cli.equiv_audit import audited
+from tribunal.cli.equiv_report import print_audit
 from tribunal.eval.equiv.rule_set import build_rules
 from tribunal.cli.lm_options import build_cli_lm
 from tribunal.cli.mt_evaluate import run_and_report
@@ -33,27 +35,22 @@ def register(app: typer.Typer) -> None:
 
 def demo(
     ctx: typer.Context,
-    data: Optional[Path] = typer.Option(None, "--data", help="A wmt23-style folder (default: $TRIBUNAL_DATA/wmt23)."),
-    out: Path = typer.Option(Path("tribunal-out/demo"), "--out", metavar="DIR", help="Where result files go."),
-    lm: Optional[str] = typer.Option(None, "--lm", envvar="TRIBUNAL_LM",
-                                     help="LiteLLM model for the M-MAD and equivalence-judge steps (default: the "
-                                          "local model when the local extra is installed; without any the steps "
-                                          "are skipped)."),
-    api_base: Optional[str] = typer.Option(None, "--api-base", envvar="TRIBUNAL_API_BASE", help=API_BASE_HELP),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", envvar="TRIBUNAL_API_KEY_ENV",
-                                              help=API_KEY_ENV_HELP),
-    cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
+    data: Optional[Path] = DataOption,
+    out: Path = DemoOutOption,
+    lm: Optional[str] = DemoLmOption,
+    api_base: Optional[str] = DemoApiBaseOption,
+    api_key_env: Optional[str] = DemoApiKeyEnvOption,
+    cache: bool = DemoCacheOption,
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
     server_slots: Optional[str] = ServerSlotsOption,
-    no_lm: bool = typer.Option(False, "--no-lm", help="Skip the LM steps (and the local model): the offline "
-                                                     "meta-evaluation and the rules' audit only."),
+    no_lm: bool = NoLmOption,
     max_cost: Optional[float] = MaxCostOption,
     max_calls: Optional[int] = MaxCallsOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
-    experiment: str = typer.Option("tribunal-demo", "--experiment", help="MLflow experiment name."),
+    experiment: str = DemoExperimentOption,
 ) -> None:
     """Run what the data and configuration allow, end to end.
 
@@ -78,26 +75,40 @@ def demo(
     LM steps together: once the cap is reached the remaining LM steps are skipped and the demo
     exits with status 5.
     """
+    run_demo(ctx, DemoArgs(data, out, lm, api_base, api_key_env, cache, reasks, max_tokens, timeout, server_slots,
+                           no_lm, max_cost, max_calls, tracking_uri, no_track, experiment))
+
+
+def demo_model(args: DemoArgs) -> Optional[str]:
+    """The demo's LM: ``--lm``, else the bundled local model when its extra is installed (none with ``--no-lm``)."""
+    if args.no_lm and (args.lm or args.api_base or args.api_key_env):
+        raise UserError("--no-lm: the demo was also given an LM (--lm, --api-base, --api-key-env or TRIBUNAL_LM)")
+    if args.lm is None and not args.api_base and not args.api_key_env and not args.no_lm:
+        from tribunal.programs.local_models import LOCAL, missing_local_extra  # startup: kept out of `tribunal --help`
+
+        return None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
+    return args.lm
+
+
+def run_demo(ctx: typer.Context, args: DemoArgs) -> None:
+    """Run every step the data and the LM allow (a failed step is one line), then the MLflow summary and the
+    pages to look at; exits with the steps' status (2 if one failed, 5 if the cap stopped them)."""
     from tribunal.cli.demo_steps import DemoSteps  # startup: kept out of `tribunal --help`
     from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
 
-    if no_lm and (lm or api_base or api_key_env):
-        raise UserError("--no-lm: the demo was also given an LM (--lm, --api-base, --api-key-env or TRIBUNAL_LM)")
-    if lm is None and not api_base and not api_key_env and not no_lm:
-        from tribunal.programs.local_models import LOCAL, missing_local_extra  # startup: kept out of `tribunal --help`
-
-        lm = None if missing_local_extra() else LOCAL  # a real model, offline, when the local extra is there
-    max_tokens = max_tokens or _local_limit(lm)
-    lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, reasks, max_tokens, timeout,  # a bad option fails first
-                          server_slots)
-    cap = make_cap(max_cost, max_calls, ctx=ctx)
+    lm, api_base, api_key_env, cache, out = demo_model(args), args.api_base, args.api_key_env, args.cache, args.out
+    max_tokens = args.max_tokens or _local_limit(lm)
+    lm_obj = build_cli_lm(lm, api_base, 0.0, api_key_env, cache, args.reasks, max_tokens, args.timeout,
+                          args.server_slots)  # a bad option fails first
+    limits = lm_limits(args.reasks, max_tokens, args.timeout, args.server_slots)
+    cap = make_cap(args.max_cost, args.max_calls, ctx=ctx)
     if cap is not None and lm:
         cap.check_models([lm])
     writable_folder(out, "--out")
     console = make_console()
-    settings = tracking_settings(tracking_uri, no_track, experiment)
+    settings = tracking_settings(args.tracking_uri, args.no_track, args.experiment)
     root = data_root()
-    wmt23 = data or (root / "wmt23" if root else None)
+    wmt23 = args.data or (root / "wmt23" if root else None)
     have_wmt23 = wmt23 is not None and (wmt23 / "sources").is_dir()
     steps = DemoSteps(console, out, cap)
     if not have_wmt23:
@@ -106,13 +117,13 @@ def demo(
         steps.run("1. WMT23 meta-evaluation", meta_eval_step, console, wmt23, out, settings)
     steps.run("2. equivalence rules' audit", equiv_audit_step, console, settings, out / "equiv-audit")
     if have_wmt23:
-        steps.run_lm("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache,
-                     lm_limits(reasks, max_tokens, timeout, server_slots), cap=cap)
+        steps.run_lm("3. M-MAD", _mmad_demo, console, wmt23, out, settings, lm, api_base, api_key_env, cache, limits,
+                     cap=cap)
     if lm and is_local(lm):  # a real model on this machine: the equivalence judge too
         steps.run_lm("4. LLM equivalence judge", equiv_judge_step, console, settings, out / "equiv-judge", lm_obj, lm,
                      cap=cap)
     loop = _whole_loop(console, steps, wmt23 if have_wmt23 else None, root, out, settings, lm, api_base, api_key_env,
-                       cache, lm_limits(reasks, max_tokens, timeout, server_slots), cap)
+                       cache, limits, cap)
     if settings.enabled:
         steps.run("the MLflow summary", _store_lines, console, settings, loop)
     from tribunal.cli.demo_pages import print_run_pages  # startup: kept out of `tribunal --help`

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -22,29 +22,44 @@ EPILOG = examples(
     "tribunal mt agreement --ratings ratings.jsonl --scale mqm --judge judge.jsonl --output agreement.tsv")
 
 
+DataOption: Optional[Path] = typer.Option(
+    None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23).")
+LpOption: Optional[str] = typer.Option(None, "--lp",
+                                       help="Language pair whose raters to compare, e.g. zh-en (with --data).")
+HumanOption: Optional[List[str]] = typer.Option(
+    None, "--human", metavar="NAME", help="A rater: human-scores/LP.NAME.seg.rating or .seg.score, e.g. mqm.rater1 or "
+    "esa-human2 (repeatable; default: the pair's rating files, else its NAME-human1, NAME-human2 score files).")
+RatingsOption: Optional[List[Path]] = typer.Option(
+    None, "--ratings", metavar="FILE", help='Your ratings instead of a WMT layout: JSON lines {"item": ..., '
+    '"rater": ..., "score": ...} (repeatable; score null = not rated).')
+JudgeOption: Optional[Path] = typer.Option(
+    None, "--judge", metavar="FILE_OR_DIR", help="The judge: a `tribunal mt evaluate` output folder, a metric's "
+    ".seg.score file, or (with --ratings) a JSONL file of one rater.")
+ScaleOption: Optional[str] = typer.Option(
+    None, "--scale", help="The raters' scale: mqm | esa | other (default: mqm for rating files and mqm* scores, "
+    "esa for esa* scores, other for --ratings). Bands need mqm or esa.")
+JudgeScaleOption: Optional[str] = typer.Option(
+    None, "--judge-scale", help="The judge's scale: mqm | esa | other (default: mqm for a tribunal folder, esa for "
+    "a GEMBA-ESA one, other for a file). Alpha and kappa need the raters' scale or a convertible one.")
+SamplesOption: int = typer.Option(1000, "--samples", min=10, help="Bootstrap draws over items for the 95% intervals.")
+SeedOption: int = typer.Option(1234, "--seed", help="Seed of the bootstrap draws (results are reproducible).")
+KappaWeightsOption: str = typer.Option("quadratic", "--kappa-weights", help="Cohen's weighted kappa over the bands: "
+                                       "quadratic (default) | linear disagreement weights.")
+OutputOption: Optional[Path] = typer.Option(None, "--output", help="Write the table as TSV here.")
+
+
 def agreement(
-    data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23)."),
-    lp: Optional[str] = typer.Option(None, "--lp", help="Language pair whose raters to compare, e.g. zh-en (with --data)."),
-    human: Optional[List[str]] = typer.Option(
-        None, "--human", metavar="NAME", help="A rater: human-scores/LP.NAME.seg.rating or .seg.score, e.g. mqm.rater1 or "
-        "esa-human2 (repeatable; default: the pair's rating files, else its NAME-human1, NAME-human2 score files)."),
-    ratings: Optional[List[Path]] = typer.Option(
-        None, "--ratings", metavar="FILE", help='Your ratings instead of a WMT layout: JSON lines {"item": ..., '
-        '"rater": ..., "score": ...} (repeatable; score null = not rated).'),
-    judge: Optional[Path] = typer.Option(
-        None, "--judge", metavar="FILE_OR_DIR", help="The judge: a `tribunal mt evaluate` output folder, a metric's "
-        ".seg.score file, or (with --ratings) a JSONL file of one rater."),
-    scale: Optional[str] = typer.Option(
-        None, "--scale", help="The raters' scale: mqm | esa | other (default: mqm for rating files and mqm* scores, "
-        "esa for esa* scores, other for --ratings). Bands need mqm or esa."),
-    judge_scale: Optional[str] = typer.Option(
-        None, "--judge-scale", help="The judge's scale: mqm | esa | other (default: mqm for a tribunal folder, esa for "
-        "a GEMBA-ESA one, other for a file). Alpha and kappa need the raters' scale or a convertible one."),
-    samples: int = typer.Option(1000, "--samples", min=10, help="Bootstrap draws over items for the 95% intervals."),
-    seed: int = typer.Option(1234, "--seed", help="Seed of the bootstrap draws (results are reproducible)."),
-    kappa_weights: str = typer.Option("quadratic", "--kappa-weights", help="Cohen's weighted kappa over the bands: "
-                                      "quadratic (default) | linear disagreement weights."),
-    output: Optional[Path] = typer.Option(None, "--output", help="Write the table as TSV here."),
+    data: Optional[Path] = DataOption,
+    lp: Optional[str] = LpOption,
+    human: Optional[List[str]] = HumanOption,
+    ratings: Optional[List[Path]] = RatingsOption,
+    judge: Optional[Path] = JudgeOption,
+    scale: Optional[str] = ScaleOption,
+    judge_scale: Optional[str] = JudgeScaleOption,
+    samples: int = SamplesOption,
+    seed: int = SeedOption,
+    kappa_weights: str = KappaWeightsOption,
+    output: Optional[Path] = OutputOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -58,21 +73,13 @@ def agreement(
     judge's mean over the raters as a share of it. The run is logged to MLflow.
     """
     from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
-    from tribunal.eval.meta.agreement_job import AgreementRequest, run_agreement  # heavy: pulls in pandas, pyarrow
+    from tribunal.eval.meta.agreement_job import run_agreement  # heavy: pulls in pandas, pyarrow
     from tribunal.eval.meta.agreement_stats import KAPPA_WEIGHTS  # heavy: pulls in numpy
     from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
 
     if kappa_weights not in KAPPA_WEIGHTS:
         raise UserError(f"--kappa-weights {kappa_weights}: choose from {', '.join(KAPPA_WEIGHTS)}")
-    if ratings:
-        given = [o for o, v in (("--data", data), ("--lp", lp), ("--human", human)) if v]
-        if given:
-            raise UserError(f"{given[0]}: names a WMT layout's raters, but --ratings gives your own (use one or the other)")
-        request = AgreementRequest(ratings=list(ratings))
-    else:
-        if not lp:
-            raise UserError("no language pair: pass --lp LP (e.g. zh-en), or your own --ratings FILE")
-        request = AgreementRequest(data=resolve_wmt23(data), lp=lp, humans=list(human or []))
+    request = agreement_request(data, lp, human, ratings)
     request.judge, request.scale, request.judge_scale = judge, scale, judge_scale
     request.samples, request.seed, request.kappa_weights = samples, seed, kappa_weights
     settings = tracking_settings(tracking_uri, no_track, experiment)
@@ -89,6 +96,21 @@ def agreement(
     line(console, f"signature: {run.signature}")
     if run.run_id:
         line(console, f"MLflow run {run.run_id}; see it with: {settings.ui_command()}")
+
+
+def agreement_request(data: Optional[Path], lp: Optional[str], human: Optional[List[str]],
+                      ratings: Optional[List[Path]]) -> Any:
+    """Whose ratings to compare: your own ``--ratings``, or the raters of ``--lp`` in a WMT layout (``--data``)."""
+    from tribunal.eval.meta.agreement_job import AgreementRequest  # heavy: pulls in pandas, pyarrow
+
+    if ratings:
+        given = [o for o, v in (("--data", data), ("--lp", lp), ("--human", human)) if v]
+        if given:
+            raise UserError(f"{given[0]}: names a WMT layout's raters, but --ratings gives your own (use one or the other)")
+        return AgreementRequest(ratings=list(ratings))
+    if not lp:
+        raise UserError("no language pair: pass --lp LP (e.g. zh-en), or your own --ratings FILE")
+    return AgreementRequest(data=resolve_wmt23(data), lp=lp, humans=list(human or []))
 
 
 def cell(row, name: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 import json
@@ -24,29 +24,46 @@ EPILOG = examples(
 FORMAT_HELP = "jsonl | esa | mqm-tsv | wmt25-tsv | wmt-rating | tribunal (default: told from the file)"
 
 
+PredictedOption: List[Path] = typer.Option(..., "--predicted", metavar="FILE", help="A judge's spans (repeatable: "
+                                           "several judges are tested against each other and clustered).")
+GoldOption: List[Path] = typer.Option(..., "--gold", metavar="FILE", help="Human spans (repeatable: several raters; a "
+                                      "judge is scored against each, pooled, beside the raters' own ceiling).")
+MeasureOption: str = typer.Option("mpp", "--measure", help="em | mp | mpp | wmt25 (character counts).")
+MatchingOption: str = typer.Option("one-to-one", "--matching", help="one-to-one | many-to-many.")
+AssignmentOption: str = typer.Option("optimal", "--assignment", help="optimal | greedy (one-to-one matching).")
+AveragingOption: str = typer.Option("micro", "--averaging", help="micro | macro over segments.")
+SeverityPenaltyOption: float = typer.Option(0.0, "--severity-penalty", min=0.0, max=1.0,
+                                            help="Credit x (1 - X) for a matched pair of different severities.")
+SeverityWeightsOption: Optional[str] = typer.Option(
+    None, "--severity-weights", metavar="SEV=W,...",
+    help="MPP only: a span counts its severity's weight and a pair earns the lighter of its two, e.g. minor=1,major=5.")
+SideOption: str = typer.Option("target", "--side", help="target | source | both (spans match only on their side).")
+PredictedFormatOption: Optional[str] = typer.Option(None, "--predicted-format", help=FORMAT_HELP)
+GoldFormatOption: Optional[str] = typer.Option(None, "--gold-format", help=FORMAT_HELP)
+GoldRaterOption: Optional[str] = typer.Option(None, "--gold-rater", metavar="NAME",
+                                              help="One rater of an MQM TSV (rater column) or ESA file (annotator).")
+SamplesOption: int = typer.Option(1000, "--samples", min=10, help="Permutation and bootstrap draws (several judges).")
+SeedOption: int = typer.Option(1234, "--seed", help="Seed of the draws.")
+OutputOption: Optional[Path] = typer.Option(None, "--output", metavar="FILE.json",
+                                            help="Write precision, recall, f, the counts and the settings as JSON.")
+
+
 def span_eval(
-    predicted: List[Path] = typer.Option(..., "--predicted", metavar="FILE", help="A judge's spans (repeatable: "
-                                         "several judges are tested against each other and clustered)."),
-    gold: List[Path] = typer.Option(..., "--gold", metavar="FILE", help="Human spans (repeatable: several raters; a "
-                                    "judge is scored against each, pooled, beside the raters' own ceiling)."),
-    measure: str = typer.Option("mpp", "--measure", help="em | mp | mpp | wmt25 (character counts)."),
-    matching: str = typer.Option("one-to-one", "--matching", help="one-to-one | many-to-many."),
-    assignment: str = typer.Option("optimal", "--assignment", help="optimal | greedy (one-to-one matching)."),
-    averaging: str = typer.Option("micro", "--averaging", help="micro | macro over segments."),
-    severity_penalty: float = typer.Option(0.0, "--severity-penalty", min=0.0, max=1.0,
-                                           help="Credit x (1 - X) for a matched pair of different severities."),
-    severity_weights: Optional[str] = typer.Option(None, "--severity-weights", metavar="SEV=W,...",
-                                                   help="MPP only: a span counts its severity's weight and a pair earns "
-                                                        "the lighter of its two, e.g. minor=1,major=5."),
-    side: str = typer.Option("target", "--side", help="target | source | both (spans match only on their side)."),
-    predicted_format: Optional[str] = typer.Option(None, "--predicted-format", help=FORMAT_HELP),
-    gold_format: Optional[str] = typer.Option(None, "--gold-format", help=FORMAT_HELP),
-    gold_rater: Optional[str] = typer.Option(None, "--gold-rater", metavar="NAME",
-                                             help="One rater of an MQM TSV (rater column) or ESA file (annotator)."),
-    samples: int = typer.Option(1000, "--samples", min=10, help="Permutation and bootstrap draws (several judges)."),
-    seed: int = typer.Option(1234, "--seed", help="Seed of the draws."),
-    output: Optional[Path] = typer.Option(None, "--output", metavar="FILE.json",
-                                          help="Write precision, recall, f, the counts and the settings as JSON."),
+    predicted: List[Path] = PredictedOption,
+    gold: List[Path] = GoldOption,
+    measure: str = MeasureOption,
+    matching: str = MatchingOption,
+    assignment: str = AssignmentOption,
+    averaging: str = AveragingOption,
+    severity_penalty: float = SeverityPenaltyOption,
+    severity_weights: Optional[str] = SeverityWeightsOption,
+    side: str = SideOption,
+    predicted_format: Optional[str] = PredictedFormatOption,
+    gold_format: Optional[str] = GoldFormatOption,
+    gold_rater: Optional[str] = GoldRaterOption,
+    samples: int = SamplesOption,
+    seed: int = SeedOption,
+    output: Optional[Path] = OutputOption,
 ) -> None:
     """Span P, R and F (EM, MP, MPP, WMT25) against human error spans.
 
@@ -54,26 +71,12 @@ def span_eval(
     partial credit) with an optimal one-to-one matching, on target-side spans. Segments are those in
     both files. See docs/reference/span-eval.md for the definitions and the choices made.
     """
-    from pydantic import ValidationError  # heavy: pydantic
-
     from tribunal.eval.data.atomic import write_text_atomically  # startup: kept out of `tribunal --help`
     from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
     from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
     from tribunal.eval.meta.spans.job import SpanEvalRequest, run_span_eval  # heavy: pulls in pandas, scipy
-    from tribunal.eval.meta.spans.options import SpanOptions, parse_weights  # heavy: pulls in scipy, numpy
 
-    try:
-        weights = parse_weights(severity_weights) if severity_weights else None
-    except ValueError as err:
-        raise UserError(f"--severity-weights: {err}") from None
-    try:
-        options = SpanOptions(measure=measure, matching=matching, assignment=assignment, averaging=averaging,
-                              severity_penalty=severity_penalty, severity_weights=weights, side=side)
-    except ValidationError as err:
-        first = err.errors()[0]
-        # a field's own check names the field; the checks across fields (weights vs measure / penalty) name the weights
-        flag = "--" + str(first["loc"][0] if first["loc"] else "severity_weights").replace("_", "-")
-        raise UserError(f"{flag}: {first['msg'].removeprefix('Value error, ')}") from None
+    options = span_options(measure, matching, assignment, averaging, severity_penalty, severity_weights, side)
     if output:
         writable_file(output, "--output")
     request = SpanEvalRequest(list(predicted), list(gold), options, predicted_format, gold_format, gold_rater,
@@ -87,7 +90,30 @@ def span_eval(
         write_text_atomically(output, json.dumps(result, indent=2, default=list) + "\n")
 
 
+def span_options(measure: str, matching: str, assignment: str, averaging: str, severity_penalty: float,
+                 severity_weights: Optional[str], side: str) -> Any:
+    """The measure's :class:`~tribunal.eval.meta.spans.options.SpanOptions`; a bad value is a one-line error
+    naming its option."""
+    from pydantic import ValidationError  # heavy: pydantic
+
+    from tribunal.eval.meta.spans.options import SpanOptions, parse_weights  # heavy: pulls in scipy, numpy
+
+    try:
+        weights = parse_weights(severity_weights) if severity_weights else None
+    except ValueError as err:
+        raise UserError(f"--severity-weights: {err}") from None
+    try:
+        return SpanOptions(measure=measure, matching=matching, assignment=assignment, averaging=averaging,
+                           severity_penalty=severity_penalty, severity_weights=weights, side=side)
+    except ValidationError as err:
+        first = err.errors()[0]
+        # a field's own check names the field; the checks across fields (weights vs measure / penalty) name the weights
+        flag = "--" + str(first["loc"][0] if first["loc"] else "severity_weights").replace("_", "-")
+        raise UserError(f"{flag}: {first['msg'].removeprefix('Value error, ')}") from None
+
+
 def print_result(console, result: dict) -> None:
+    """The judges' P, R and F, the raters' ceiling, the pairwise tests and the clusters."""
     say = lambda text: line(console, text)  # noqa: E731
     say(f"span measure: {result['signature']}")
     for name, s in result["judges"].items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 
@@ -12,24 +12,14 @@ from tribunal.cli.console import console as make_console
 from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
 from tribunal.cli.optimize_report import print_optimize_summary
 from tribunal.cli.help_policy import examples
-from tribunal.cli.lm_options import (API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP, MaxTokensOption, ReasksOption,
-                                     RpmOption, TimeoutOption, TpmOption, check_rates)
-from tribunal.core.judges import JUDGES
-from tribunal.optimizers.registry import OPTIMIZERS
+from tribunal.cli.lm_options import MaxTokensOption, ReasksOption, RpmOption, TimeoutOption, TpmOption, check_rates
+from tribunal.cli.optimize_options import (BudgetOption, DevOption, ExportOutOption, ObjectiveOption,
+                                           OptimizeCacheOption, OptimizerOption, ProgramOption, PromptLmOption,
+                                           RolesApiBaseOption, RolesApiKeyEnvOption, SeedOption, SetOption,
+                                           TaskLmOption, TeacherLmOption, ThreadsOption, TrainOption)
 from tribunal.errors import EXIT_CAPPED, UserError
 from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, make_cap
 
-OPTIMIZER_HELP = "The DSPy optimizer: " + ", ".join(
-    f"{name} ({spec.dspy_name})" for name, spec in OPTIMIZERS.items()) + "."
-BUDGET_HELP = "How much the optimizer may do; what N counts depends on --optimizer: " + "; ".join(
-    f"{name}: {spec.budget_meaning} (default {spec.default_budget})" for name, spec in OPTIMIZERS.items()) + "."
-SET_HELP = ("A program setting, repeatable; checked by the program's own config and kept in the export "
-            "(e.g. rubric=component for equiv-llm; strategy=deliberation, rounds=2, ablate=stage2,stage3 for mmad).")
-OBJECTIVE_HELP = ("What the optimizer's candidates are chosen by, on --dev: item (the per-item metric, default), "
-                  "seg-acc-eq, kendall, pearson (MT), balanced-accuracy, f1-different (equivalence), or a weighted "
-                  "mix such as seg-acc-eq=0.7,item=0.3 (docs/guides/objectives.md).")
-TEACHERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_teacher)
-PROMPTERS = ", ".join(name for name, spec in OPTIMIZERS.items() if spec.takes_prompt_lm)
 EPILOG = examples(
     "tribunal optimize --program equiv-llm --optimizer labeled --train suite:0-80 --dev suite:80-120 "
     "--lm openai/gpt-4o-mini",
@@ -48,28 +38,21 @@ def register(app: typer.Typer) -> None:
 
 def optimize(
     ctx: typer.Context,
-    program: str = typer.Option(..., "--program", metavar="NAME|FILE",
-                                help=f"A registered program ({', '.join(JUDGES.names())}) "
-                                     "or an exported .json file to tune further."),
-    optimizer: str = typer.Option(..., "--optimizer", metavar="NAME", help=OPTIMIZER_HELP),
-    train: str = typer.Option(
-        ..., "--train", help="Training data: mqm-ted:LP[:A-B], suite[:FILE][:A-B], pairs:FILE[:A-B] or "
-                             "mlflow:EXPERIMENT[:A-B][?FILTER] (traces a person labelled, in the --tracking-uri store; "
-                             "FILTER: MLflow's trace search syntax) (never WMT23)."),
-    dev: str = typer.Option(..., "--dev", help="Dev data to select and report on (same forms as --train, disjoint)."),
-    lm: str = typer.Option(..., "--lm", help="Task LM: the LiteLLM model the tuned judge runs on."),
-    program_settings: List[str] = typer.Option([], "--set", help=SET_HELP),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help=API_BASE_HELP + " Used by every role."),
-    api_key_env: Optional[str] = typer.Option(None, "--api-key-env", help=API_KEY_ENV_HELP + " Used by every role."),
-    teacher_lm: Optional[str] = typer.Option(
-        None, "--teacher-lm", help=f"Teacher LM that bootstraps demos (optimizers {TEACHERS}; default: --lm)."),
-    prompt_lm: Optional[str] = typer.Option(
-        None, "--prompt-lm", help=f"LM proposing instructions or reflecting (optimizers {PROMPTERS}; default: --lm)."),
-    budget: Optional[int] = typer.Option(None, "--budget", min=1, help=BUDGET_HELP),
-    objective: str = typer.Option("item", "--objective", metavar="NAME|NAME=W,...", help=OBJECTIVE_HELP),
-    seed: int = typer.Option(0, "--seed", help="Random seed (training order, candidate sampling)."),
-    threads: int = typer.Option(4, "--threads", min=1, max=256, help="Concurrent LM calls."),
-    cache: bool = typer.Option(True, "--cache/--no-cache", help=CACHE_HELP),
+    program: str = ProgramOption,
+    optimizer: str = OptimizerOption,
+    train: str = TrainOption,
+    dev: str = DevOption,
+    lm: str = TaskLmOption,
+    program_settings: List[str] = SetOption,
+    api_base: Optional[str] = RolesApiBaseOption,
+    api_key_env: Optional[str] = RolesApiKeyEnvOption,
+    teacher_lm: Optional[str] = TeacherLmOption,
+    prompt_lm: Optional[str] = PromptLmOption,
+    budget: Optional[int] = BudgetOption,
+    objective: str = ObjectiveOption,
+    seed: int = SeedOption,
+    threads: int = ThreadsOption,
+    cache: bool = OptimizeCacheOption,
     reasks: Optional[int] = ReasksOption,
     max_tokens: Optional[int] = MaxTokensOption,
     timeout: Optional[float] = TimeoutOption,
@@ -77,8 +60,7 @@ def optimize(
     tpm: Optional[float] = TpmOption,
     max_cost: Optional[float] = MaxCostOption,
     max_calls: Optional[int] = MaxCallsOption,
-    out: Optional[Path] = typer.Option(
-        None, "--out", metavar="FILE", help="Exported program (default: tribunal-out/optimized/PROGRAM-OPTIMIZER.json)."),
+    out: Optional[Path] = ExportOutOption,
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
     experiment: str = Experiment,
@@ -93,26 +75,40 @@ def optimize(
     MLflow model, tribunal-PROGRAM (mlflow.pyfunc.load_model, mlflow models serve). The run's summary is
     written as summary.json beside the export. --estimate sends nothing and prints what the job would cost.
     """
-    from pydantic import ValidationError  # heavy: pydantic
-
-    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
-    from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize  # heavy: pulls in scipy, numpy
-    from tribunal.optimizers.program_settings import parse_assignments  # heavy: pulls in pydantic
-
     check_rates(rpm, tpm)
-    try:
-        request = OptimizeRequest(program=program, optimizer=optimizer, settings=parse_assignments(program_settings),
-                                  train=train, dev=dev, lm=lm, api_base=api_base, api_key_env=api_key_env,
-                                  teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
-                                  threads=threads, cache=cache, max_tokens=max_tokens, timeout=timeout, out=out,
-                                  objective=objective, rpm=rpm, tpm=tpm,
-                                  **({"reasks": reasks} if reasks is not None else {}))
-    except ValidationError as err:
-        first = err.errors()[0]
-        raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
+    request = checked_request(
+        dict(program=program, optimizer=optimizer, train=train, dev=dev, lm=lm, api_base=api_base,
+             api_key_env=api_key_env, teacher_lm=teacher_lm, prompt_lm=prompt_lm, budget=budget, seed=seed,
+             threads=threads, cache=cache, max_tokens=max_tokens, timeout=timeout, out=out, objective=objective,
+             rpm=rpm, tpm=tpm, **({"reasks": reasks} if reasks is not None else {})), program_settings)
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if estimate:
         return _estimate(request, settings, as_json)
+    run_optimize_command(ctx, request, settings, max_cost, max_calls)
+
+
+def checked_request(fields: dict[str, Any], program_settings: List[str]) -> Any:
+    """The :class:`~tribunal.optimizers.optimize_request.OptimizeRequest` of the options (``--set`` parsed);
+    a bad value is a one-line error naming its option."""
+    from pydantic import ValidationError  # heavy: pydantic
+
+    from tribunal.optimizers.optimize_request import OptimizeRequest  # heavy: pulls in scipy, numpy
+    from tribunal.optimizers.program_settings import parse_assignments  # heavy: pulls in pydantic
+
+    try:
+        return OptimizeRequest(settings=parse_assignments(program_settings), **fields)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise UserError(f"--{'.'.join(map(str, first['loc'])).replace('_', '-')}: {first['msg']}") from None
+
+
+def run_optimize_command(ctx: typer.Context, request: Any, settings: Any, max_cost: Optional[float],
+                         max_calls: Optional[int]) -> None:
+    """Run the job under progress bars and the cap of ``--max-cost`` / ``--max-calls``, print its summary;
+    exit status 5 when the cap stopped it."""
+    from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
+    from tribunal.optimizers.optimize_job import run_optimize  # heavy: pulls in scipy, numpy
+
     with progress_bars() as report:
         result = run_optimize(request, settings, progress=report, cap=make_cap(max_cost, max_calls, ctx=ctx))
     print_optimize_summary(make_console(), result.run_summary)

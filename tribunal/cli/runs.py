@@ -69,19 +69,8 @@ def compare_runs(
     (OUT/compare.html, logged to the comparison run; `tribunal runs view` opens it).
     """
     from tribunal.cli.runs_render import print_records, print_side_by_side  # heavy: pulls in pandas, pyarrow
-    from tribunal.eval.tracking.mlflow_run import tracked_run  # heavy: pulls in pydantic
-    from tribunal.eval.tracking.runs_view import (
-        compare,
-        cost_quality_figure,
-        default_quality,
-        find_runs,
-        key_metrics_figure,
-        metric_by_step_figure,
-        runs_by_id,
-        stepped_metrics,
-    )  # heavy: pulls in pandas, pyarrow
-
     from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.eval.tracking.runs_view import compare, find_runs, runs_by_id  # heavy: pulls in pandas, pyarrow
 
     writable_folder(out, "--out")
     reader = tracking_settings(tracking_uri, False)
@@ -92,6 +81,27 @@ def compare_runs(
     for title, frame, label in (("params that differ", view.params, "param"), ("metrics", view.metrics, "metric"),
                                 ("cost", view.cost, "metric")):
         print_side_by_side(console, frame, title, label)
+    figures = _comparison_figures(console, reader, runs, view, quality, cost, step_metric)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, figure in figures.items():
+        figure.savefig(out / name, dpi=120)
+        line(console, f"plot: {out / name}")
+    page = _compare_page(console, reader, runs, out, labels)
+    _log_comparison(console, tracking_settings(tracking_uri, no_track, "tribunal-comparisons"), view, figures, page)
+
+
+def _comparison_figures(console, reader, runs: list, view, quality: Optional[str], cost: str,
+                        step_metric: Optional[str]) -> dict:
+    """The plots by file name: key metrics, cost against ``quality`` (default: the first key metric all runs
+    have) and each metric per step; a plot the runs cannot make is one dim line instead."""
+    from tribunal.eval.tracking.runs_view import (
+        cost_quality_figure,
+        default_quality,
+        key_metrics_figure,
+        metric_by_step_figure,
+        stepped_metrics,
+    )  # heavy: pulls in pandas, pyarrow
+
     figures = {"key_metrics.png": key_metrics_figure(view)}
     if figures["key_metrics.png"] is None:
         figures.clear()
@@ -103,12 +113,13 @@ def compare_runs(
         console.print(f"[dim]no cost-vs-quality plot: the runs share no {'quality metric' if not quality else cost}[/dim]")
     for metric in [step_metric] if step_metric else stepped_metrics(reader, runs):
         figures[f"by_step_{metric.replace('/', '_')}.png"] = metric_by_step_figure(reader, runs, metric)
-    out.mkdir(parents=True, exist_ok=True)
-    for name, figure in figures.items():
-        figure.savefig(out / name, dpi=120)
-        line(console, f"plot: {out / name}")
-    page = _compare_page(console, reader, runs, out, labels)
-    settings = tracking_settings(tracking_uri, no_track, "tribunal-comparisons")
+    return figures
+
+
+def _log_comparison(console, settings, view, figures: dict, page: Optional[Path]) -> None:
+    """The comparison as a run of tribunal-comparisons: its plots, the page, the metrics and differing params."""
+    from tribunal.eval.tracking.mlflow_run import tracked_run  # heavy: pulls in pydantic
+
     with tracked_run(settings, "runs compare", {"runs": ",".join(view.runs.run_id)}) as run:
         for name, figure in figures.items():
             run.log_figure(figure, name)

@@ -15,7 +15,7 @@ from tests.support.dspy_cache import private_dspy_cache
 from tests.support.equiv_fakes import equiv_loopback_server
 from tribunal import read_run_summary
 from tribunal.cli import app
-from tribunal.cli.equiv import print_audit
+from tribunal.cli.equiv_report import print_audit
 from tribunal.errors import EXIT_CAPPED
 
 MODEL = "openai/gpt-4o-mini"  # priced; reached through --api-base (the loopback peer)

@@ -18,7 +18,7 @@ from tests.support.dspy_cache import private_dspy_cache
 from tests.support.loopback import loopback_server
 from tribunal import read_run_summary
 from tribunal.cli import app
-from tribunal.cli.hyp import print_run
+from tribunal.cli.hyp_run import print_run
 from tribunal.errors import EXIT_CAPPED
 
 MODEL = "openai/gpt-4o-mini"  # priced; reached through --api-base (the loopback peer)
