@@ -87,6 +87,21 @@ def _input_notes(golds: dict[str, GoldMatrices], fields: list[str]) -> list[str]
     return notes
 
 
+def _on_covered_cells(gold: GoldMatrices, seg: dict, aligned: AlignedMetric,
+                      fields: list[str]) -> tuple[LpResult, Inputs] | None:
+    """``--coverage-limited``: a metric that misses rated cells scored on the cells it covers (None: it covers none)."""
+    covered = covered_inputs(gold, seg)
+    if covered is None:
+        return None
+    reasons = "; ".join(aligned.problems)
+    gold, aligned, cells, rated = covered
+    result = results_from_aligned(gold, aligned, fields)
+    result.coverage = cells / rated
+    result.note = (f"coverage-limited: scored on {cells} of {rated} rated cells "
+                   f"(system scores are means over them) because of: {reasons}")
+    return result, (gold, aligned)
+
+
 def meta_eval_table(
     pairs: dict[str, LanguagePair], metrics: list[str] | None = None, protocol: Protocol = WMT23,
     workers: int | None = None, coverage_limited: bool = False,
@@ -114,17 +129,8 @@ def meta_eval_table(
             return LpResult(problems=[f"no {metric}-{pair.conventions.std_ref(lp)} or {metric}-src scores"]), None
         seg = pair.metric_seg(full)
         aligned = align_metric(gold, pair.metric_sys(full) if need_sys else None, seg, need_sys)
-        if aligned.problems and coverage_limited:
-            covered = covered_inputs(gold, seg)
-            if covered is not None:
-                reasons = "; ".join(aligned.problems)
-                gold, aligned, cells, rated = covered
-                result = results_from_aligned(gold, aligned, fields)
-                result.coverage = cells / rated
-                result.note = (f"coverage-limited: scored on {cells} of {rated} rated cells "
-                               f"(system scores are means over them) because of: {reasons}")
-                return result, (gold, aligned)
-        return results_from_aligned(gold, aligned, per_metric), (gold, aligned)
+        limited = _on_covered_cells(gold, seg, aligned, fields) if aligned.problems and coverage_limited else None
+        return limited or (results_from_aligned(gold, aligned, per_metric), (gold, aligned))
 
     def batch_job(lp: str) -> None:
         """Each batched statistic of every metric aligned to the pair's own gold (coverage-limited ones have theirs)."""

@@ -33,40 +33,50 @@ NoDataCacheOption = typer.Option(
 )
 
 
+MetricsOption = typer.Option(None, "--metric", help="Base metric name, e.g. COMET (repeatable; default: all).")
+LpsOption = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present).")
+OutputOption = typer.Option(None, "--output", help="Write the table as TSV here.")
+ScoresOption = typer.Option(
+    None, "--scores", help="Extra folder laid out like metric-scores/ (LP/NAME-REF.seg.score), e.g. a judge's --out."
+)
+SignificanceOption = typer.Option(
+    0, "--significance", min=0, help="K paired permutation draws for significance clusters (0: none; WMT uses 1000)."
+)
+CoverageLimitedOption = typer.Option(
+    False, "--coverage-limited",
+    help="Score a metric that misses rated cells (or a .sys.score) on the cells it covers, marked as such.",
+)
+DegradedOption = typer.Option(
+    "include", "--degraded", metavar="include|exclude",
+    help="exclude: leave out the cells a tribunal judge run marked degraded (scored with a fallback; "
+         "NAME-REF.degraded.json beside its scores), to see whether the fallbacks move the table.",
+)
+TaskOption = typer.Option(
+    "primary", "--task", metavar="primary|error-free",
+    help="primary: the protocol's table; error-free: WMT26's detection of error-free segments "
+         "(binary; gold: ESA score >= --gold-threshold and no error span, MQM: no error).",
+)
+
+
 @app.command("meta-eval", epilog=examples(
     "tribunal mt meta-eval",
     "tribunal mt meta-eval --metric COMET --metric BLEU --lp zh-en --output table.tsv",
     "tribunal mt meta-eval --protocol wmt24 --significance 1000 --no-track"))
 def meta_eval(
     data: Optional[Path] = DataOption,
-    metric: Optional[List[str]] = typer.Option(None, "--metric", help="Base metric name, e.g. COMET (repeatable; default: all)."),
-    lp: Optional[List[str]] = typer.Option(None, "--lp", help="Language pair (repeatable; default: all present)."),
-    output: Optional[Path] = typer.Option(None, "--output", help="Write the table as TSV here."),
-    scores: Optional[List[Path]] = typer.Option(
-        None, "--scores", help="Extra folder laid out like metric-scores/ (LP/NAME-REF.seg.score), e.g. a judge's --out."
-    ),
+    metric: Optional[List[str]] = MetricsOption,
+    lp: Optional[List[str]] = LpsOption,
+    output: Optional[Path] = OutputOption,
+    scores: Optional[List[Path]] = ScoresOption,
     protocol: Optional[str] = ProtocolOption,
-    significance: int = typer.Option(
-        0, "--significance", min=0, help="K paired permutation draws for significance clusters (0: none; WMT uses 1000)."
-    ),
+    significance: int = SignificanceOption,
     seed: int = typer.Option(1234, "--seed", help="Seed of the significance draws."),
-    coverage_limited: bool = typer.Option(
-        False, "--coverage-limited",
-        help="Score a metric that misses rated cells (or a .sys.score) on the cells it covers, marked as such.",
-    ),
+    coverage_limited: bool = CoverageLimitedOption,
     no_data_cache: bool = NoDataCacheOption,
-    degraded: str = typer.Option(
-        "include", "--degraded", metavar="include|exclude",
-        help="exclude: leave out the cells a tribunal judge run marked degraded (scored with a fallback; "
-             "NAME-REF.degraded.json beside its scores), to see whether the fallbacks move the table.",
-    ),
+    degraded: str = DegradedOption,
     human: Optional[str] = HumanOption,
     human_dir: Optional[List[Path]] = HumanDirOption,
-    task: str = typer.Option(
-        "primary", "--task", metavar="primary|error-free",
-        help="primary: the protocol's table; error-free: WMT26's detection of error-free segments "
-             "(binary; gold: ESA score >= --gold-threshold and no error span, MQM: no error).",
-    ),
+    task: str = TaskOption,
     gold_threshold: float = typer.Option(85.0, "--gold-threshold", help="error-free gold: ESA score at least this."),
     tracking_uri: Optional[str] = TrackingUri,
     no_track: bool = NoTrack,
@@ -80,10 +90,6 @@ def meta_eval(
     """
     from tribunal.eval.meta.meta_eval_job import run_meta_eval  # heavy: pulls in pandas, pyarrow
     from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
-    from rich.markup import escape  # startup: kept out of `tribunal --help`
-
-    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
-    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if output:
@@ -100,6 +106,17 @@ def meta_eval(
     result = run_meta_eval(resolve_wmt23(data), metric or None, lp or None, settings, tuple(scores or ()),
                            protocol, significance, seed, coverage_limited, data_cache=not no_data_cache,
                            degraded=_include_or_exclude(degraded), human=human, human_dirs=dirs)
+    _print_meta_eval(result, significance, seed, coverage_limited, output, settings)
+
+
+def _print_meta_eval(result, significance: int, seed: int, coverage_limited: bool, output: Optional[Path],
+                     settings) -> None:
+    """The table, its notes and problems, where it was written, its signature and MLflow run."""
+    from rich.markup import escape  # startup: kept out of `tribunal --help`
+
+    from tribunal.cli.tables import print_meta_table  # startup: kept out of `tribunal --help`
+    from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow
+
     console, errors = make_console(), make_console(stderr=True)
     title = result.protocol.title
     if significance:
