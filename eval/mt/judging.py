@@ -65,7 +65,9 @@ class Judged:
 @contextlib.contextmanager
 def item_judging(item: JudgeItem) -> Iterator[Judged]:
     """Around one item's prediction (threads or coroutines): its meter and call log, and its
-    :class:`ItemResult`: scored from ``prediction``, or unscored with the failure's reason (a bug propagates)."""
+    :class:`ItemResult`: scored from ``prediction`` (validated into a
+    :class:`~tribunal.core.mt_judgment.MTJudgment`: a malformed one is unscored as ``malformed judgment``), or
+    unscored with the failure's reason (a bug propagates)."""
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
