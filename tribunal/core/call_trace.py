@@ -7,6 +7,7 @@ tokens, model). The records are JSON; the fields tribunal's readers rely on are 
 
 from __future__ import annotations
 
+
 from pydantic import JsonValue
 
 from tribunal.core.json_record import JsonRecord

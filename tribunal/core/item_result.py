@@ -63,8 +63,8 @@ class ItemResult(BaseModel):
 
     @field_serializer("trace", "ensemble", mode="wrap")
     def _none_as_empty(self, value: CallTrace | EnsembleRecord | None,
-                       handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
-        """None is written ``{}``, as journal lines always wrote it."""
+                       handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """None is written ``{}``, as journal lines always wrote it (the rest dumped by ``handler``, not again)."""
         return {} if value is None else handler(value)
 
     @classmethod

@@ -29,17 +29,20 @@ class JsonRecord(BaseModel):
     def _remember_keys(cls, data: object, handler: ValidatorFunctionWrapHandler) -> Self:
         """Validate, keeping the order of the keys given (a record validated from a record keeps its own)."""
         record = handler(data)
-        if isinstance(data, dict):
-            record._given = tuple(str(key) for key in data)
+        if type(data) is dict:  # JSON keys are strings (a record's own keys validate as such, or fail)
+            record.__pydantic_private__["_given"] = tuple(data)
         elif isinstance(data, JsonRecord) and record is not data:
-            record._given = data._given
+            record.__pydantic_private__["_given"] = data._given
         return record
 
     @model_serializer(mode="wrap")
-    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, JsonValue]:
-        """The keys given, in their order (then any field set since, in field order)."""
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """The keys given, in their order (then any field set since, in field order); the values are dumped
+        already (``object``: not dumped again)."""
         dumped = handler(self)
-        given = self._given or tuple(self.model_fields_set)
-        keys = [k for k in given if k in dumped]
-        keys += [k for k in dumped if k not in keys and (k in self.model_fields_set or k in (self.model_extra or {}))]
-        return {k: dumped[k] for k in keys}
+        given = self.__pydantic_private__["_given"]
+        fields_set, extra = self.__pydantic_fields_set__, self.__pydantic_extra__ or {}
+        out = {k: dumped[k] for k in given if k in dumped}
+        if len(out) < len(fields_set) + len(extra):  # a field set since it was given (or never validated)
+            out.update((k, v) for k, v in dumped.items() if k not in out and (k in fields_set or k in extra))
+        return out
