@@ -40,7 +40,7 @@ class JsonRecord(BaseModel):
         """The keys given, in their order (then any field set since, in field order); the values are dumped
         already (``object``: not dumped again)."""
         dumped = handler(self)
-        given = self.__pydantic_private__["_given"]
+        given = (self.__pydantic_private__ or {}).get("_given", ())  # none when made by model_construct
         fields_set, extra = self.__pydantic_fields_set__, self.__pydantic_extra__ or {}
         out = {k: dumped[k] for k in given if k in dumped}
         if len(out) < len(fields_set) + len(extra):  # a field set since it was given (or never validated)
