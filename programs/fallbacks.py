@@ -16,7 +16,9 @@ answer: it propagates, and the item is unscored as retryable (a rerun judges it 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Mapping, Sequence
+
+from tribunal.core.degraded_role import DegradedRole
 
 from tribunal.programs.answers.unusable import UnusableAnswer, describe
 
@@ -52,6 +54,6 @@ def stand_in(fallback: Fallback, err: UnusableAnswer, strict: bool, subject: str
     return Degradation(role=role, reason=describe(err)[:300], stood_in=fallback.stands_in, subject=subject)
 
 
-def degraded_roles(degradations: list[dict[str, Any]]) -> list[str]:
-    """The roles of an item's degradations, in order, each once."""
-    return list(dict.fromkeys(d.get("role", "?") for d in degradations))
+def degraded_roles(degradations: Sequence[Mapping[str, Any] | DegradedRole]) -> list[str]:
+    """The roles of an item's degradations (as dicts, or an item's :class:`DegradedRole`), in order, each once."""
+    return list(dict.fromkeys(d.role if isinstance(d, DegradedRole) else d.get("role", "?") for d in degradations))

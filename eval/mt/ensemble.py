@@ -118,7 +118,7 @@ def _record(sample: Sample) -> dict[str, Any]:
                 "reason": f"{type(sample.error).__name__}: {detail}"}
     p = sample.prediction
     return {"stage": "sample", "sample": sample.number, "rollout_id": sample.number, "status": "scored",
-            "score": float(p.score), "errors": [e.model_dump() for e in p.errors], "debates": p.debates,
+            "score": float(p.score), "errors": [e.model_dump() for e in p.errors], "debates": p.get("debates") or {},
             "transcript": p.transcript}
 
 
@@ -142,7 +142,7 @@ def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
     # the combined score stands on every kept sample: a fallback taken in any of them degrades the item
     degraded = [{**d, "sample": usable[i].number} for i in result.kept for d in usable[i].prediction.get("degraded") or []]
     return dspy.Prediction(errors=list(chosen.prediction.errors), score=result.value, transcript=transcript,
-                           debates=chosen.prediction.debates, ensemble=record, degraded=degraded, **extra)
+                           ensemble=record, degraded=degraded, **extra)  # its debates: the chosen sample's steps
 
 
 def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:

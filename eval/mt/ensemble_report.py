@@ -18,7 +18,7 @@ from tribunal.eval.data.atomic import write_text_atomically
 
 def sampling_summary(sampling: Any, results: dict[str, Any]) -> dict[str, Any]:
     """Samples per item, the rule, samples dropped, and the mean and largest per-item spread."""
-    records = [r.ensemble for r in results.values() if r.ensemble]
+    records = [r.ensemble.model_dump() for r in results.values() if r.ensemble is not None]
     stds = [record["std"] for record in records]
     unscored = sum(r.status == "unscored" and (r.reason or "").startswith("too few usable samples")
                    for r in results.values())
@@ -41,9 +41,10 @@ def write_samples_table(path: Path, items: Any, results: dict[str, Any]) -> Path
     rows = []
     width = 0
     for key in items.items:
-        record = (results.get(key).ensemble if results.get(key) is not None else None) or {}
-        if not record:
+        result = results.get(key)
+        if result is None or result.ensemble is None:
             continue
+        record = result.ensemble.model_dump()
         width = max(width, len(record["scores"]))
         rows.append([key, " ".join(cells.get(key, [])), _number(record["score"]), record["rule"],
                      _number(record["std"]), _number(record["min"]), _number(record["max"]),

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tribunal.core.mt_judgment import MalformedJudgment
 from tribunal.errors import TribunalError
 from tribunal.secrets import redact_text
 
@@ -47,6 +48,8 @@ def classify_failure(exc: BaseException) -> Failure | None:
 
     if isinstance(exc, TribunalError):  # tribunal's own (e.g. the local server is gone): the run stops
         return None
+    if isinstance(exc, MalformedJudgment):  # the program returned no judgment: its bug, not the LM's
+        return Failure("malformed judgment", False, False)
     if isinstance(exc, TooFewSamples):  # a sampled ensemble: decided from its samples' own failures
         return exc.failure
     if isinstance(exc, UnusableAnswer):  # refusal, unparseable, invalid or truncated, after the re-asks

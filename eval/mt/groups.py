@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 from tribunal.core.item_result import ItemResult
+from tribunal.core.judgment_step import Step
 from tribunal.core.mt_item import JudgeItem
+from tribunal.core.mt_judgment import judgments_of
 from tribunal.eval.mt.failures import classify_failure, raw_answer
 from tribunal.eval.tracking.call_log import CallLog, recording
 from tribunal.programs.answers.unusable import one_line
@@ -49,7 +51,7 @@ def _unscored(items: list[JudgeItem], exc: BaseException, meter: UsageMeter, log
     detail = redact_text(one_line(exc))[:300]
     return [ItemResult(key=item.key, status="unscored", reason=f"{failure.label}: {detail}",
                        retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
-                       usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
+                       usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else None)
             for n, item in enumerate(items)]
 
 
@@ -73,17 +75,18 @@ def group_judging(items: list[JudgeItem]) -> Iterator[JudgedGroup]:
     with metering(meter), recording(log):
         try:
             yield judged
+            judgments = judgments_of(judged.prediction, len(items))  # malformed: every item unscored
         except Exception as exc:  # classified; anything unknown is a bug and propagates
             judged.results = _unscored(items, exc, meter, log, time.perf_counter() - started)
             return
     seconds = time.perf_counter() - started
     group = {"group": group_key(items), "members": [i.key for i in items]}
     judged.results = [
-        ItemResult(key=item.key, status="scored", score=float(judgment.score),
-                   errors=[e.model_dump() for e in judgment.errors],
-                   transcript=[{**step, **group} for step in judgment.transcript], debates={},
-                   usage=meter.summary() if n == 0 else {}, seconds=seconds, trace=log.trace() if n == 0 else {})
-        for n, (item, judgment) in enumerate(zip(items, judged.prediction.judgments, strict=True))]
+        ItemResult.of_judgment(item.key, judgment, meter.summary() if n == 0 else {}, seconds,
+                               log.trace() if n == 0 else None,
+                               transcript=[Step.model_validate({**step.model_dump(), **group})
+                                           for step in judgment.transcript])
+        for n, (item, judgment) in enumerate(zip(items, judgments, strict=True))]
 
 
 def group_inputs(items: list[JudgeItem], languages: dict[str, str]) -> dict[str, Any]:

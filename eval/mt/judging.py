@@ -22,6 +22,7 @@ from tribunal.eval.mt.failures import classify_failure, raw_answer
 from tribunal.eval.mt.groups import judge_group, judging_units
 from tribunal.core.mt_item import JudgeItem
 from tribunal.core.item_result import ItemResult
+from tribunal.core.mt_judgment import judgment_of
 from tribunal.eval.mt.journal import Journal
 from tribunal.runner.meter import UsageMeter, metering
 from tribunal.eval.tracking.call_log import CallLog, recording
@@ -64,7 +65,9 @@ class Judged:
 @contextlib.contextmanager
 def item_judging(item: JudgeItem) -> Iterator[Judged]:
     """Around one item's prediction (threads or coroutines): its meter and call log, and its
-    :class:`ItemResult`: scored from ``prediction``, or unscored with the failure's reason (a bug propagates)."""
+    :class:`ItemResult`: scored from ``prediction`` (validated into a
+    :class:`~tribunal.core.mt_judgment.MTJudgment`: a malformed one is unscored as ``malformed judgment``), or
+    unscored with the failure's reason (a bug propagates)."""
     meter = UsageMeter()
     log = CallLog()  # the item's calls, for its MLflow trace
     started = time.perf_counter()
@@ -72,6 +75,7 @@ def item_judging(item: JudgeItem) -> Iterator[Judged]:
     with metering(meter), recording(log):
         try:
             yield judged
+            judgment = judgment_of(judged.prediction)  # a malformed result unscores the item, as a failure does
         except Exception as exc:  # classified below; anything unknown is a bug and propagates
             failure = classify_failure(exc)
             if failure is None:
@@ -81,13 +85,8 @@ def item_judging(item: JudgeItem) -> Iterator[Judged]:
                                        retryable=failure.retryable, transient=failure.transient, raw=raw_answer(exc),
                                        usage=meter.summary(), seconds=time.perf_counter() - started, trace=log.trace())
             return
-    prediction = judged.prediction
-    judged.result = ItemResult(
-        key=item.key, status="scored", score=float(prediction.score),
-        errors=[e.model_dump() for e in prediction.errors], transcript=prediction.transcript,
-        debates=prediction.debates, usage=meter.summary(), seconds=time.perf_counter() - started,
-        trace=log.trace(), ensemble=prediction.get("ensemble") or {}, degraded=prediction.get("degraded") or [],
-    )
+    judged.result = ItemResult.of_judgment(item.key, judgment, meter.summary(), time.perf_counter() - started,
+                                           log.trace())
 
 
 def max_items_in_flight(concurrency: int) -> int:

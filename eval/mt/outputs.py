@@ -18,11 +18,15 @@ import math
 from pathlib import Path
 
 import numpy as np
+from pydantic import JsonValue
 
 from tribunal.eval.data.atomic import write_text_atomically
 from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
+from tribunal.core.call_trace import CallTrace
+from tribunal.core.degraded_role import DegradedRole
 from tribunal.core.item_result import ItemResult
+from tribunal.core.judgment_step import Step
 from tribunal.secrets import redact_text
 from tribunal.eval.mt.grounding import locate
 
@@ -30,10 +34,11 @@ from tribunal.eval.mt.grounding import locate
 CALL_FIELDS = ("stage", "role", "subject", "signature", "reask", "outputs", "error", "raw_answer")
 
 
-def call_transcript(trace: dict) -> list[dict]:
+def call_transcript(trace: CallTrace | None) -> list[dict[str, JsonValue]]:
     """An unscored item's transcript: every predictor call it made (re-asks included), in order, with its
     typed answer, or its one-line error and the unusable answer itself."""
-    return [{k: call[k] for k in CALL_FIELDS if call.get(k) is not None} for call in (trace or {}).get("calls", [])]
+    calls = trace.call_records() if trace is not None else []
+    return [{k: call[k] for k in CALL_FIELDS if call.get(k) is not None} for call in calls]
 
 
 def segment_scores(items: RunItems, results: dict[str, ItemResult], n_segments: int) -> dict[str, np.ndarray]:
@@ -59,6 +64,11 @@ def system_level_gap(items: RunItems, results: dict[str, ItemResult]) -> str | N
     if scored < len(items.cells):
         return f"{len(items.cells) - scored} of {len(items.cells)} cells are unscored"
     return None
+
+
+def _dumped(records: list[DegradedRole] | list[Step]) -> list[dict[str, JsonValue]]:
+    """Typed records as the JSON objects they were made from."""
+    return [record.model_dump() for record in records]
 
 
 DEGRADED_SUFFIX = ".degraded.json"  # beside NAME-REF.seg.score: {system: [segment, ...]} of degraded cells
@@ -121,11 +131,12 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
                   "status": result.status if result else "not run",
                   "score": result.score if result else None, "reason": result.reason if result else None,
                   "raw_answer": result.raw if result else None,
-                  **({"degraded": result.degraded} if result and result.degraded else {}),
+                  **({"degraded": _dumped(result.degraded)} if result and result.degraded else {}),
                   "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
                   if result else []}
         if result and result.ensemble:  # a sampled ensemble: the K scores and their spread
-            record["samples"] = {k: result.ensemble[k] for k in ("scores", "std", "min", "max", "kept", "dropped",
+            ensemble = result.ensemble.model_dump()
+            record["samples"] = {k: ensemble[k] for k in ("scores", "std", "min", "max", "kept", "dropped",
                                                                  "chosen", "rule")}
         errors.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["errors"], redact_text("".join(errors)))
@@ -134,10 +145,10 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
         result = results.get(key)
         if result is None:
             continue
-        transcript = result.transcript if result.status == "scored" else call_transcript(result.trace)
+        transcript = _dumped(result.transcript) if result.status == "scored" else call_transcript(result.trace)
         record = {"key": key, "source": item.source, "translation": item.translation, **item.extras(),
                   "status": result.status, "reason": result.reason, "debates": result.debates,
-                  **({"degraded": result.degraded} if result.degraded else {}),
+                  **({"degraded": _dumped(result.degraded)} if result.degraded else {}),
                   "transcript": transcript}
         transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
     write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from tribunal.core.item_result import ItemResult
+from tribunal.core.usage_counts import UsageCounts
 from tribunal.core.mt_item import JudgeItem
 from tribunal.eval.mt.journal import Journal
 from tribunal.runner.meter import add_summaries
@@ -62,7 +63,8 @@ class _CarryUsage:
     def append(self, result: ItemResult) -> None:
         earlier = self._first.get(result.key)
         if earlier is not None:
-            result = result.model_copy(update={"usage": add_summaries([earlier.usage, result.usage]),
+            result = result.model_copy(update={"usage": UsageCounts.model_validate(add_summaries([earlier.usage,
+                                                                                               result.usage])),
                                                "seconds": earlier.seconds + result.seconds})
         self._journal.append(result)
 

@@ -59,7 +59,7 @@ def prompt_summaries(result: ItemResult, source: str, translation: str) -> list[
     """Each predictor call of the item: its role, its inputs (cut; the row's own texts named, not repeated), its answer."""
     shown = {source: "(the source)", translation: "(the translation)"}
     calls = []
-    for call in (result.trace or {}).get("calls", []):
+    for call in result.call_records():
         inputs = {k: shown.get(v, _short(v)) if isinstance(v, str) else _short(v)
                   for k, v in (call.get("inputs") or {}).items()}
         calls.append({"stage": call.get("stage"), "role": call.get("role"), "subject": call.get("subject"),
@@ -76,9 +76,9 @@ def judgment(result: ItemResult | None, source: str, translation: str) -> dict[s
                 "calls": [], "debates": {}}
     scored = result.status == "scored"
     return {"status": result.status, "score": result.score, "reason": result.reason, "raw": result.raw,
-            "degraded": [{"role": d.get("role"), "reason": d.get("reason")} for d in result.degraded],
+            "degraded": [{"role": d.role, "reason": d.reason} for d in result.degraded],
             "spans": judge_spans(locate(result.errors, translation, source)),
-            "transcript": result.transcript if scored else call_transcript(result.trace),
+            "transcript": [s.model_dump() for s in result.transcript] if scored else call_transcript(result.trace),
             "calls": prompt_summaries(result, source, translation), "debates": result.debates}
 
 

@@ -108,7 +108,7 @@ class MTRunTracker:
         from tribunal.eval.tracking.assessments import LabelledVerdict, categorical_agreement, log_agreement  # heavy: pulls in pandas, pyarrow
 
         for key, result in results.items():
-            if key not in self.seen and result.trace:
+            if key not in self.seen and result.trace is not None:
                 self.landed(result)  # judged by an earlier, interrupted run
         counts = self.traces.close()
         verdicts = [LabelledVerdict(self.trace_ids.get(key), self._human(key),

@@ -26,6 +26,7 @@ from collections import defaultdict
 from types import SimpleNamespace
 from typing import Any
 
+from tribunal.core.item_result import ItemResult
 from tribunal.eval.tracking.traces import SpanNode, call_node
 
 STAGE_TITLES = {"stage1": "stage 1: dimension agents", "stage2": "stage 2: debates", "stage3": "stage 3: final judge"}
@@ -90,17 +91,19 @@ def _sample_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[st
     return nodes
 
 
-def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], cells: list[Any] = ()) -> SpanNode:
+def item_tree(program: str, item: Any, result: ItemResult, languages: dict[str, str], cells: list[Any] = ()) -> SpanNode:
     """The trace of one judged item (``item``: a JudgeItem, ``result``: its ItemResult with ``trace``)."""
-    recorded = result.trace or {}
-    calls = recorded.get("calls", [])
+    calls = result.call_records()
+    judgment = SimpleNamespace(transcript=[step.model_dump() for step in result.transcript], debates=result.debates)
     extras = item.extras() if hasattr(item, "extras") else {}
     item_inputs = {"source": item.source, "translation": item.translation, **extras, **languages}
     sampled = any("sample" in call for call in calls)
-    children = (_sample_nodes if sampled else _stage_nodes)(calls, result, item_inputs)
-    start = recorded.get("start") or min((c.start for c in children), default=0.0)
-    end = recorded.get("end") or max((c.end for c in children), default=start + result.seconds)
-    outputs = ({"score": result.score, "errors": result.errors} if result.status == "scored"
+    children = (_sample_nodes if sampled else _stage_nodes)(calls, judgment, item_inputs)
+    recorded = result.trace
+    start = (recorded and recorded.start) or min((c.start for c in children), default=0.0)
+    end = (recorded and recorded.end) or max((c.end for c in children), default=start + result.seconds)
+    errors = [error.model_dump() for error in result.errors]
+    outputs = ({"score": result.score, "errors": errors} if result.status == "scored"
                else {"status": "unscored", "reason": result.reason})
     attributes = {"tribunal.key": result.key, "tribunal.status": result.status, "tribunal.score": result.score,
                   "tribunal.cells": [f"{c.system}:{c.segment}" for c in cells][:50],
@@ -108,9 +111,10 @@ def item_tree(program: str, item: Any, result: Any, languages: dict[str, str], c
     if result.reason:
         attributes["tribunal.unscored_reason"] = result.reason
     if result.degraded:  # scored with a fallback: which role failed, why, and what stood in
-        attributes["tribunal.degraded"] = result.degraded
-        outputs["degraded"] = result.degraded
-    if getattr(result, "ensemble", None):
-        attributes |= {f"tribunal.samples.{k}": v for k, v in result.ensemble.items()}
+        degraded = [d.model_dump() for d in result.degraded]
+        attributes["tribunal.degraded"] = degraded
+        outputs["degraded"] = degraded
+    if result.ensemble is not None:
+        attributes |= {f"tribunal.samples.{k}": v for k, v in result.ensemble.model_dump().items()}
     return SpanNode(f"{program} item", start, end, "AGENT", item_inputs, outputs, attributes,
                     error=f"unscored: {result.reason}" if result.status == "unscored" else None, children=children)

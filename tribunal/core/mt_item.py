@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -15,9 +14,9 @@ class JudgeItem:
     context: tuple[tuple[str, str], ...] | None = None
     """(source, translation) of the segments before this one in its document; None: not shown."""
 
-    def extras(self) -> dict[str, Any]:
+    def extras(self) -> dict[str, str | list[dict[str, str]]]:
         """The judge's optional inputs for this item (``{}`` when the run uses none)."""
-        extras: dict[str, Any] = {}
+        extras: dict[str, str | list[dict[str, str]]] = {}
         if self.reference is not None:
             extras["reference"] = self.reference
         if self.context is not None:

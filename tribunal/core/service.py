@@ -25,12 +25,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from tribunal.core.judges import JUDGES, build_judge
 from tribunal.eval.data.program_export import is_program_file, read_export
 from tribunal.errors import UserError
 from tribunal.quiet import leaves_filters_as_found
+
+if TYPE_CHECKING:  # the types the service's doors take and give, loaded when called (see the module docstring)
+    import dspy
+
+    from tribunal.core.item_result import ItemResult
+    from tribunal.core.mt_item import JudgeItem
+    from tribunal.eval.mt.config import EvaluateConfig
+    from tribunal.eval.mt.job import EvaluationResult
+    from tribunal.eval.tracking.mlflow_run import TrackingSettings
+    from tribunal.runner.spending_cap import SpendingCap
 
 __all__ = ["JobRequest", "NoSettings", "build_judge", "configure", "export_fields", "judge_factory", "judge_items",
            "layered", "run"]
@@ -48,12 +58,12 @@ class NoSettings(ValueError):
 class JobRequest:
     """What a caller asks to be judged with, in layers (see the module docstring)."""
 
-    base: Mapping[str, Any] = field(default_factory=dict)
-    given: Mapping[str, Any] = field(default_factory=dict)
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    base: Mapping[str, object] = field(default_factory=dict)
+    given: Mapping[str, object] = field(default_factory=dict)
+    settings: Mapping[str, object] = field(default_factory=dict)
 
 
-def export_fields(path: str | Path) -> dict[str, Any]:
+def export_fields(path: str | Path) -> dict[str, object]:
     """The run values an exported program brings: its program, file, seal, segment inputs and settings.
 
     The export is verified (seal, structure, no secrets) before anything is read from it.
@@ -62,7 +72,7 @@ def export_fields(path: str | Path) -> dict[str, Any]:
 
     document = read_export(path)
     info = document["program"]
-    fields: dict[str, Any] = {"program": info["name"], "program_file": Path(path), "program_sha256": document["sha256"]}
+    fields: dict[str, object] = {"program": info["name"], "program_file": Path(path), "program_sha256": document["sha256"]}
     config = dict(info.get("config") or {})
     segment = {key: config.pop(key) for key in SEGMENT_KEYS if key in config}  # the export's reference / context
     if segment:
@@ -82,7 +92,7 @@ def _export_path(request: JobRequest) -> str | Path | None:
     return program if isinstance(program, str) and is_program_file(program) else None
 
 
-def layered(request: JobRequest) -> dict[str, Any]:
+def layered(request: JobRequest) -> dict[str, object]:
     """The request's values merged (config file < export < given), settings in their program's section.
 
     Raises :class:`NoSettings` for settings of a program without a settings model (or of an unknown one).
@@ -108,7 +118,7 @@ def layered(request: JobRequest) -> dict[str, Any]:
 
 
 @leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
-def configure(request: JobRequest | Mapping[str, Any]) -> Any:
+def configure(request: JobRequest | Mapping[str, object]) -> EvaluateConfig:
     """The run's typed ``EvaluateConfig``; pydantic's ``ValidationError`` for invalid values."""
     from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy
 
@@ -117,7 +127,7 @@ def configure(request: JobRequest | Mapping[str, Any]) -> Any:
 
 
 @leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
-def judge_factory(config: Any, engine: Any = None) -> Callable[[], Any]:
+def judge_factory(config: EvaluateConfig, engine: object = None) -> Callable[[], dspy.Module]:
     """A function building a fresh judge of ``config`` (LMs, demos, tuned state), as the runner builds it."""
     from tribunal.eval.mt.judge_builder import program_factory  # heavy: pulls in dspy
 
@@ -128,15 +138,15 @@ class _Collected:
     """Stands in for the run journal: results kept in memory."""
 
     def __init__(self) -> None:
-        self.results: dict[str, Any] = {}
+        self.results: dict[str, ItemResult] = {}
 
-    def append(self, result: Any) -> None:
+    def append(self, result: ItemResult) -> None:
         self.results[result.key] = result
 
 
 @leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
-def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str], make_program: Any = None,
-                threads: int | None = None) -> dict[str, Any]:
+def judge_items(config: EvaluateConfig, items: Iterable[JudgeItem], languages: Mapping[str, str],
+                make_program: Callable[[], dspy.Module] | None = None, threads: int | None = None) -> dict[str, ItemResult]:
     """``{item key: ItemResult}`` for ``items`` (``JudgeItem``) in one language pair, judged as ``mt evaluate``
     judges them, with no journal (``make_program``: a :func:`judge_factory` to reuse)."""
     from tribunal.eval.mt.judging import judge_all  # heavy: pulls in dspy
@@ -148,8 +158,9 @@ def judge_items(config: Any, items: Iterable[Any], languages: Mapping[str, str],
 
 
 @leaves_filters_as_found  # what the libraries it loads set on import stays out of the caller's filters
-def run(config: Any, tracking: Any, engine: Any = None, progress: Callable[[int, int], Any] | None = None,
-        trace_sample: float | None = None, cap: Any = None) -> Any:
+def run(config: EvaluateConfig, tracking: TrackingSettings, engine: object = None,
+        progress: Callable[[int, int], object] | None = None, trace_sample: float | None = None,
+        cap: SpendingCap | None = None) -> EvaluationResult:
     """Judge the config's data, write the run outputs (score files, errors, transcripts, journal,
     summary.json), meta-evaluate and track: the ``EvaluationResult`` of ``mt evaluate``. ``cap``: a
     spending cap (:class:`tribunal.runner.spending_cap.SpendingCap`) for this run's calls."""

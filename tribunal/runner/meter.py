@@ -16,8 +16,9 @@ import contextlib
 import contextvars
 import threading
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
+from tribunal.core.usage_counts import UsageCounts
 from tribunal.programs.answers.reask import current_reask
 from tribunal.programs.call_observers import CallObserver, current_lm_call, observing
 from tribunal.programs.mqm.roles import current_call
@@ -157,10 +158,11 @@ def metering(meter: UsageMeter) -> Iterator[UsageMeter]:
         _ACTIVE.reset(token)
 
 
-def add_summaries(summaries: list[dict[str, dict[str, int]]]) -> dict[str, dict[str, int]]:
-    """Element-wise sum of :meth:`UsageMeter.summary` dicts."""
+def add_summaries(summaries: Iterable[Mapping[str, Mapping[str, int]] | UsageCounts]) -> dict[str, dict[str, int]]:
+    """Element-wise sum of :meth:`UsageMeter.summary` dicts (or of the items' :class:`UsageCounts`)."""
     total: dict[str, Counter[str]] = {}
     for summary in summaries:
-        for field, counts in summary.items():
+        counted = summary.counts() if isinstance(summary, UsageCounts) else summary
+        for field, counts in counted.items():
             total.setdefault(field, Counter()).update(counts)
     return {field: dict(counts) for field, counts in total.items()}

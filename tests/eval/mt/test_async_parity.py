@@ -75,6 +75,8 @@ def _run(case: dict, judging: str, data, out) -> tuple[dict, list]:
     with loopback_server(case.get("responder", synthetic_judge)) as (api_base, state):
         config = loopback_config(api_base, out, data=data, lp="en-de", limit=None, judging=judging, **settings)
         result = run_evaluation(config, OFF)
+    malformed = [r.reason for r in result.results.values() if (r.reason or "").startswith("malformed judgment")]
+    assert not malformed, "every judge's prediction validates into an MTJudgment"
     judged = {key: (r.status, r.score, r.errors, r.degraded) for key, r in result.results.items()}
     requests = sorted(json.dumps(json.loads(body)["messages"], sort_keys=True) for body in state.bodies)
     return judged, requests

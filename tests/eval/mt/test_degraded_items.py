@@ -58,15 +58,17 @@ def test_a_debater_that_always_answers_garbage_leaves_its_dimension_with_the_sta
     degraded = [r for r in result.results.values() if r.degraded]
     assert degraded, "the scripted judge gives some item an accuracy error worth debating"
     assert result.summary["unscored"] == 0 and result.summary["degraded"] == len(degraded)
-    for item in degraded:
-        assert item.status == "scored" and item.score is not None
-        [fallback] = item.degraded
+    for result_item in degraded:
+        assert result_item.status == "scored" and result_item.score is not None
+        item = result_item.model_dump()  # the journal line
+        [fallback] = item["degraded"]
         assert fallback["role"] in ("defender", "opposer") and fallback["subject"] == "accuracy"
         assert "stage-1 annotation" in fallback["stood_in"] and "\n" not in fallback["reason"]
-        [stage1] = _stage(item.transcript, "stage1", role="accuracy")
-        [debate] = _stage(item.transcript, "stage2", dimension="accuracy")
+        [stage1] = _stage(item["transcript"], "stage1", role="accuracy")
+        [debate] = _stage(item["transcript"], "stage2", dimension="accuracy")
         assert debate["decided_by"] == "fallback" and debate["degraded"] == fallback
-        final_accuracy = [e for e in item.errors if e["dimension"] == "accuracy"]
+        assert result_item.debates["accuracy"] == {"rounds": debate["rounds"], "consensus": None, "decided_by": "fallback"}
+        final_accuracy = [e for e in item["errors"] if e["dimension"] == "accuracy"]
         assert final_accuracy == stage1["errors"]  # the stage-1 annotation stands, as without stage 2
     assert set(result.summary["degraded_by_role"]) <= {"defender", "opposer"}
     rows = [json.loads(line) for line in result.paths["errors"].read_text().splitlines()]
@@ -86,12 +88,13 @@ def test_a_final_judge_that_stays_unusable_is_replaced_by_the_most_severe_merge(
         result = run_evaluation(_config(api_base, tmp_path / "out", mmad=mmad), OFF)
     texts = {json.loads(line)["key"]: json.loads(line)["translation"]
              for line in result.paths["transcripts"].read_text().splitlines()}
-    judged = [r for r in result.results.values() if "skipped" not in _stage(r.transcript, "stage3")[0]]
-    assert judged and all(r.status == "scored" and [d["role"] for d in r.degraded] == ["judge"] for r in judged)
+    lines = [r.model_dump() for r in result.results.values()]  # as journaled
+    judged = [r for r in lines if "skipped" not in _stage(r["transcript"], "stage3")[0]]
+    assert judged and all(r["status"] == "scored" and [d["role"] for d in r["degraded"]] == ["judge"] for r in judged)
     for item in judged:
-        assert item.degraded[0]["stood_in"].startswith("the dimension verdicts merged by the most-severe rule")
-        stage1 = [DimensionError(**e) for t in _stage(item.transcript, "stage1") for e in t["errors"]]
-        assert item.errors == [e.model_dump() for e in merge_most_severe(stage1, texts[item.key])]
+        assert item["degraded"][0]["stood_in"].startswith("the dimension verdicts merged by the most-severe rule")
+        stage1 = [DimensionError(**e) for t in _stage(item["transcript"], "stage1") for e in t["errors"]]
+        assert item["errors"] == [e.model_dump() for e in merge_most_severe(stage1, texts[item["key"]])]
 
 
 def test_degraded_items_can_be_left_out_of_the_scores(tmp_path, api_key):
@@ -128,13 +131,13 @@ def test_mqm_ape_keeps_an_error_whose_post_edit_stays_unusable(tmp_path, api_key
     with loopback_server(synthetic_judge, _garbage("PostEdit")) as (api_base, state):
         result = run_evaluation(_config(api_base, tmp_path / "out", program="mqm-ape"), OFF)
         strict = run_evaluation(_config(api_base, tmp_path / "strict", program="mqm-ape", strict=True), OFF)
-    with_errors = [r for r in result.results.values() if _stage(r.transcript, "verify")]
+    with_errors = [r.model_dump() for r in result.results.values() if _stage(r.model_dump()["transcript"], "verify")]
     assert with_errors, "the scripted judge finds errors in some item"
     for item in with_errors:
-        assert item.status == "scored" and {d["role"] for d in item.degraded} == {"post_editor"}
-        [evaluated] = _stage(item.transcript, "evaluate")
-        assert [e["span"] for e in item.errors] == [e["span"] for e in evaluated["errors"]]  # kept, unverified
-    assert {k for k, r in strict.results.items() if r.status == "unscored"} == {r.key for r in with_errors}
+        assert item["status"] == "scored" and {d["role"] for d in item["degraded"]} == {"post_editor"}
+        [evaluated] = _stage(item["transcript"], "evaluate")
+        assert [e["span"] for e in item["errors"]] == [e["span"] for e in evaluated["errors"]]  # kept, unverified
+    assert {k for k, r in strict.results.items() if r.status == "unscored"} == {r["key"] for r in with_errors}
 
 
 def test_the_command_line_says_degraded_and_meta_eval_can_leave_them_out(tmp_path, capsys, api_key):

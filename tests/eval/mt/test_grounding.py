@@ -57,8 +57,8 @@ def test_the_run_summary_counts_spans_by_grounding():
     item = JudgeItem("k", "source", TEXT)
     items = RunItems(cells=[], items={"k": item}, systems=[])
     result = ItemResult(key="k", status="scored", score=-6.0,
-                        errors=[{"span": "Haus"}, {"span": "das haus"}, {"span": "Dan ging er"}, {"span": "Katze"},
-                                {"span": "source", "is_source_error": True}])
+                        errors=[{"span": s, "severity": "minor"} for s in ("Haus", "das haus", "Dan ging er", "Katze")]
+                        + [{"span": "source", "severity": "minor", "is_source_error": True}])
     counts = grounding_counts(items, {"k": result})
     assert {k: v for k, v in counts.items() if k.startswith("translation")} == {
         "translation": 4, "translation_exact": 1, "translation_normalised": 1, "translation_fuzzy": 1,

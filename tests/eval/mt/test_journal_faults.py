@@ -46,7 +46,7 @@ def test_an_append_cut_short_by_a_full_disk_is_rolled_back(tmp_path, monkeypatch
 
     monkeypatch.setattr(os, "write", half_then_full)
     with pytest.raises(JournalWriteError, match=r"j\.jsonl: cannot append to the journal: No space left on device"):
-        journal.append(ItemResult(key="b", status="scored", score=-2.0, transcript=[{"x": "y" * 200}]))
+        journal.append(ItemResult(key="b", status="scored", score=-2.0, transcript=[{"stage": "gemba", "x": "y" * 200}]))
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert set(Journal(path, SIGNATURE).results) == {"a"}
@@ -60,7 +60,7 @@ def test_a_journal_on_a_really_full_disk_keeps_whole_lines(tmp_path):
         with pytest.raises(JournalWriteError, match="No space left on device"):
             for number in range(1000):
                 journal.append(ItemResult(key=f"k{number}", status="scored", score=-1.0,
-                                          transcript=[{"turn": "z" * 1500}]))
+                                          transcript=[{"stage": "gemba", "turn": "z" * 1500}]))
                 written += 1
         assert 1 <= written < 1000
         assert len(lines_of(path)) == written + 1  # header + every appended item, nothing torn

@@ -153,7 +153,7 @@ def test_retry_unscored_reaches_the_provider_again(tmp_path, api_key):
     # from the cache, and no other item was judged again
     assert asked.count(next(n for n in asked if n.endswith("AccuracyAssessment"))) == 1
     [key] = [k for k, r in one.results.items() if r.status == "unscored"]
-    usage = retried.results[key].usage
+    usage = retried.results[key].usage.counts()
     total = lambda field: sum(v for k, v in usage.get(field, {}).items() if "/" not in k)  # noqa: E731
     assert total("cached") == 3  # the other three stage-1 agents' answers, kept from the first run
     assert total("calls") - total("cached") == len(asked)

@@ -102,7 +102,8 @@ def test_every_row_is_a_journal_result_with_its_located_spans_and_the_raters(run
         assert [(s["s"], s["e"], s["sev"]) for s in row["r"]["mqm.merged"]] == [
             (e.start, e.end, e.severity) for e in rating]
         if result.status == "scored":
-            assert judged["transcript"] == result.transcript and len(judged["calls"]) == len(result.trace["calls"])
+            line = result.model_dump()  # as journaled
+            assert judged["transcript"] == line["transcript"] and len(judged["calls"]) == len(line["trace"]["calls"])
         else:
             assert judged["calls"] and judged["raw"] == result.raw
 

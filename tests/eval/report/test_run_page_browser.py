@@ -162,7 +162,7 @@ def _thousands_of_results(items) -> dict[str, ItemResult]:
         else:
             results[key] = ItemResult(key=key, status="scored", score=-float(pick % 26), errors=errors,
                                       transcript=[{"stage": "gemba", "role": "judge", "errors": errors}],
-                                      degraded=[{"role": "gemba/judge", "reason": "test"}] if n % 89 == 0 else [])
+                                      degraded=[{"role": "gemba/judge", "reason": "test", "stood_in": "s"}] if n % 89 == 0 else [])
     return results
 
 
