@@ -69,7 +69,7 @@ def test_changing_any_setting_changes_the_journal_key_signature_and_folder(judge
                 changed = _changed(model, base, name, value)
                 if changed is None or changed == base:
                     continue
-                after = before.model_copy(update={section: changed})
+                after = before.model_copy(update={"settings": changed})
                 accepted += 1
                 assert after.config_signature() != before.config_signature(), (judge.name, name, value)
                 assert journal_path(tmp_path, after.config_signature()) != \

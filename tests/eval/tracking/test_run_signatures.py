@@ -24,11 +24,11 @@ from tribunal.eval.tracking.signature import Signature, escape, split_unescaped,
 AWKWARD = "a|b:c\\d\ne,f"  # every separator, the escape character and a line break
 
 EXAMPLES = [
-    MTEvaluateSignature(prog="mmad", preset="paper", strategy="consensus", rounds=3, topic="severity", ablate="none",
-                        tweaks="none", lm="openai/gpt-4o", endpoint="http://host:8000/v1", temp=0.0, reasks=2,
+    MTEvaluateSignature(prog="mmad", judge={"preset": "paper", "strategy": "consensus", "rounds": "3",
+                                           "topic": "severity", "ablate": "none", "tweaks": "none"}, lm="openai/gpt-4o", endpoint="http://host:8000/v1", temp=0.0, reasks=2,
                         roles=f"judge=x@{AWKWARD}", demos=4, lp="zh-en", data="wmt23/zh-en@abc",
                         degraded="exclude"),
-    MTEvaluateSignature(prog="gemba-mqm", tuned="0123456789ab", ablate="stage2", lm="m", endpoint="default",
+    MTEvaluateSignature(prog="gemba-mqm", tuned="0123456789ab", judge={"ablate": "stage2"}, lm="m", endpoint="default",
                         max_tokens=512, reasks=0, demos=3, ref="refA", ctx=2, samples=5, combine="trimmed",
                         strict="yes", lp="en-de"),
     OptimizeSignature(prog="gemba-mqm", set="preset=paper", opt="bootstrap", budget=8, lm="m", endpoint="default",
