@@ -113,6 +113,9 @@ class Judge:
     """The judge of its kind a command runs when none is named."""
     calls: Calls = Calls("one call per role per item")
     """Its call structure (``--estimate``)."""
+    stages: tuple[tuple[str, int], ...] = ()
+    """``(stage, calls ahead)``: the most sequential calls an item still makes after a call of that stage, by
+    which the scheduler serves the longest chain first (:mod:`tribunal.core.scheduling`; an unknown stage: 0)."""
     together: bool = False
     """Whether it judges all candidate translations of one source segment together: its program's
     ``forward(source, candidates=[...], ...)`` returns ``judgments``, one prediction per candidate, and a
@@ -158,17 +161,31 @@ class JudgeRegistry:
 
     def __init__(self, judges: tuple[Judge, ...] | list[Judge] = ()):
         self._judges: dict[str, Judge] = {}
+        self._ahead: dict[str, int] | None = None  # calls_ahead(), kept until the registry changes
         for judge in judges:
             self.add(judge)
 
     def add(self, judge: Judge) -> Judge:
         """Declare ``judge`` (replacing an entry of the same name)."""
         self._judges[judge.name] = judge
+        self._ahead = None
         return judge
 
     def remove(self, name: str) -> None:
         """Forget ``name`` (nothing if unknown)."""
         self._judges.pop(name, None)
+        self._ahead = None
+
+    def calls_ahead(self) -> dict[str, int]:
+        """``{stage: calls ahead}`` over every judge's ``stages`` (a stage two judges name: the larger)."""
+        ahead = self._ahead
+        if ahead is None:
+            ahead = {}
+            for judge in self:
+                for stage, count in judge.stages:
+                    ahead[stage] = max(count, ahead.get(stage, 0))
+            self._ahead = ahead
+        return ahead
 
     def __contains__(self, name: object) -> bool:
         return name in self._judges
@@ -255,7 +272,7 @@ JUDGES = JudgeRegistry([
           answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
                          ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
           fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.fixed_demos:MMAD_DEMOS",
-          options=("--demos",),
+          options=("--demos",), stages=(("stage1", 32), ("stage2", 1), ("stage3", 0)),  # stage 1 above any debate
           calls=Calls("4 dimension agents (1 coupled call without stage 1); a debate for each dimension whose stage-1 "
                       "errors are debated (paper: a major error or non-translation; lean: any error), each round 2 "
                       "debater calls plus the consensus check (paper) or until the debaters agree (lean), up to "
@@ -272,12 +289,14 @@ JUDGES = JudgeRegistry([
           answer_tokens=(("eaprompt", 768),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
-          settings=Settings(f"{_MQM}.esa:ESAConfig", "esa"), aliases=(_ablate("spans (gemba-esa)"),), roles=("evaluator", "scorer"),
+          settings=Settings(f"{_MQM}.esa:ESAConfig", "esa"), aliases=(_ablate("spans (gemba-esa)"),),
+          roles=("evaluator", "scorer"), stages=(("spans", 1), ("score", 0)),
           answer_tokens=(("evaluator", 512), ("scorer", 128)),
           calls=Calls("2 calls per item: the error spans, then the score (1 without the span step)"),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
           settings=Settings(f"{_MQM}.ape:APEConfig", "ape"), aliases=(_ablate("verifier (mqm-ape)"),),
+          stages=(("evaluate", 2), ("post_edit", 1), ("verify", 0)),
           roles=("evaluator", "post_editor", "verifier"),
           answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)),
           calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "
