@@ -22,7 +22,7 @@ from tribunal.errors import UserError
 SETTING_HELP = ("A setting of the program (repeatable): KEY=VALUE, e.g. -S rounds=2 -S strategy=deliberation; "
                 "a list takes comma-separated values (-S ablate=stage2,stage3). `tribunal mt judges` lists each "
                 "judge's settings; -S overrides the program's section of --config.")
-SettingOption = typer.Option(None, "-S", "--setting", metavar="KEY=VALUE", help=SETTING_HELP)
+SettingOption = typer.Option(None, "--setting", "-S", metavar="KEY=VALUE", help=SETTING_HELP)
 _PREFIX = "setting_flag_"
 
 
