@@ -34,8 +34,8 @@ def example_lines(text: str) -> list[str]:
 def test_the_command_tree_is_the_documented_one():
     assert sorted(" ".join(p) for p in COMMANDS) == [
         "data cache clear", "data check", "data fetch", "demo", "equiv audit", "equiv generate", "export",
-        "hyp divergence", "hyp run", "local install", "mt agreement", "mt compare", "mt evaluate", "mt meta-eval",
-        "mt span-eval", "optimize",
+        "hyp divergence", "hyp run", "local install", "mt agreement", "mt compare", "mt evaluate", "mt judges",
+        "mt meta-eval", "mt span-eval", "optimize",
         "runs compare", "runs list", "runs view"]
 
 
