@@ -40,7 +40,9 @@ def judge_lines(judge: Judge) -> list[str]:
 
 
 def judges(as_json: bool = JsonOption) -> None:
-    """List the MT judges and each one's settings (name, type, default, meaning).
+    """List the MT judges and each one's settings.
+
+    Each setting with its type, default and meaning.
 
     A setting is given as ``-S NAME=VALUE`` to ``tribunal mt evaluate`` (or in the judge's section of
     its ``--config`` file), as a field of ``settings`` to the MLflow scorer, and as ``--set NAME=VALUE``

@@ -55,6 +55,7 @@ def with_setting_flags(command: Callable[..., Any]) -> Callable[..., Any]:
 
     wrapper.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in parameters}
+    del wrapper.__wrapped__  # a command of its own: the help policy (help_policy.apply_policy) still wraps it
     return wrapper
 
 
