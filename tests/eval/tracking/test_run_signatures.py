@@ -103,3 +103,15 @@ def test_a_task_value_is_checked():
 def test_a_signature_class_must_end_with_the_version():
     with pytest.raises(TypeError, match="last field is v"):
         type("Broken", (Signature,), {"__annotations__": {"a": str}})
+
+
+def test_an_open_field_writes_its_items_in_its_place_and_reads_them_back():
+    sig = MTEvaluateSignature(prog="x", judge={"strictness": "high", "orders": "2"}, lm="m", endpoint="default",
+                              reasks=0, demos=0, lp="en-de")
+    text = str(sig)
+    assert text.startswith("prog:x|strictness:high|orders:2|lm:m|")
+    assert MTEvaluateSignature.parse(text) == sig
+    with pytest.raises(ValueError, match="unknown field 'strictness'"):
+        MTEvaluateSignature.parse(text.replace("prog:x|strictness:high|orders:2|lm:m|", "prog:x|lm:m|strictness:high|"))
+    with pytest.raises(ValidationError, match="cannot be a field of its own"):
+        MTEvaluateSignature(prog="x", judge={"lm": "y"}, lm="m", endpoint="default", reasks=0, demos=0, lp="en-de")
