@@ -80,7 +80,7 @@ def measure(args, lp: str, seed: int, folder: Path) -> None:
         unusable = sum(peer.kinds.values())
         retried, retry_hits = judge(cached.model_copy(update={"retry_unscored": True}), api_base, state)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(peer.kinds.items()))
-    print(f"--- M-MAD ({config.mmad.preset} preset), {first['items']} {lp} items, seed {seed}, "
+    print(f"--- M-MAD ({config.settings.preset} preset), {first['items']} {lp} items, seed {seed}, "
           f"{args.rate:.0%} {'mixed faults' if mixed else 'unusable answers'} (peer: {args.peer}, "
           f"cuts: {'random' if args.peer == 'http' else args.cuts}), "
           f"--reasks {config.lm.reasks}")

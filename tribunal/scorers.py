@@ -48,6 +48,8 @@ with warnings.catch_warnings():  # MLflow, numpy, pandas and scipy add filters o
     from tribunal.programs.lm import LMSettings, build_lm
     from tribunal.core.judges import JUDGES, MTJudgeName
     from tribunal.core.service import JobRequest, NoSettings, configure, judge_factory
+    from tribunal.core.setting_assignments import judge_values
+    from tribunal.errors import UserError
 
 MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
 
@@ -77,9 +79,6 @@ class _LibraryScorer(Scorer):
             cls.__call__ = leaves_filters_as_found(cls.__dict__["__call__"])
 
 
-SETTING_FIELDS = ("preset", "strategy", "rounds")  # MQMJudge's fields that are a judge's settings (M-MAD's)
-
-
 class MQMJudge(_LibraryScorer):
     """An MT judge as a scorer: feedback = the item's score (see the module docstring).
 
@@ -96,10 +95,9 @@ class MQMJudge(_LibraryScorer):
     api_base: str | None = None
     api_key_env: str | None = None
     cache: bool = True
-    preset: Literal["paper", "lean"] = "paper"
-    strategy: str = "consensus"
-    rounds: int = 3
-    ablate: tuple[str, ...] = ()
+    settings: dict[str, Any] = {}
+    """The program's own settings (fields of its registry entry's settings model, e.g. ``{"rounds": 2}``, as
+    ``mt evaluate -S rounds=2``), validated by that model; with ``program_file`` they override the export's."""
     lp: str | None = None
     demos: int | None = None
     demo_data: str | None = None
@@ -113,18 +111,9 @@ class MQMJudge(_LibraryScorer):
 
     def evaluate_config(self, lp: str) -> Any:
         """The ``mt evaluate`` configuration this scorer judges with, for pair ``lp`` (from the judging service)."""
-        settings: dict[str, Any] = {}
-        declared = JUDGES.get(self.program).settings
-        if self.program_file is not None:  # an export brings its program and settings; set fields override them
-            settings = {k: getattr(self, k) for k in ("ablate", *SETTING_FIELDS) if k in self.model_fields_set}
-        elif self.ablate and declared is None:
-            raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
-        elif declared is not None:  # the scorer's switches its settings model has (preset, strategy, rounds: M-MAD's)
-            fields = JUDGES.get(self.program).settings_model().model_fields
-            if self.ablate and "ablate" not in fields:
-                raise ValueError(f"{self.program} has no ablation switches (ablate={self.ablate!r})")
-            settings = ({"ablate": tuple(self.ablate)} if "ablate" in fields else {}) | \
-                {k: getattr(self, k) for k in SETTING_FIELDS if k in fields}
+        settings = dict(self.settings)
+        if settings and self.program_file is None:  # the names checked against the program's settings model
+            settings = judge_values(JUDGES.get(self.program), settings, "settings")
         lm = LMSettings(model=self.lm, api_base=self.api_base, api_key_env=self.api_key_env, cache=self.cache)
         # A program named here as well as an export must be the export's.
         program = self.program if self.program_file is None or "program" in self.model_fields_set else None
@@ -133,7 +122,7 @@ class MQMJudge(_LibraryScorer):
                                                "lm": lm, "demos": self.demos, "demo_data": self.demo_data,
                                                "concurrency": 1}, settings=settings))
         except NoSettings as err:
-            raise ValueError(f"{err.program} has no ablation switches (ablate={self.ablate!r})") from None
+            raise UserError(f"settings {settings}: program {err.program} takes no settings") from None
 
     def _judge(self, lp: str) -> Any:
         with self._lock:

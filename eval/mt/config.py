@@ -8,18 +8,15 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationInfo, field_validator, model_validator
 
+from tribunal.core.judge_sections import judge_settings, sections_read
+from tribunal.core.judge_settings import JudgeSettings, changed_settings, settings_label  # noqa: F401  (re-exported)
 from tribunal.core.judges import JUDGES, Judge, MTJudgeName
 from tribunal.eval.mt.ensemble import SamplingSettings
 from tribunal.secrets import secret_values
 from tribunal.eval.tracking.run_signatures import MTEvaluateSignature
 from tribunal.programs.lm import LMSettings, RoleLM
-from tribunal.programs.mqm.ape import APEConfig
-from tribunal.programs.mqm.joint import JointConfig
-from tribunal.programs.mqm.esa import ESAConfig
-from tribunal.programs.mqm.mmad import MMADConfig
-from tribunal.programs.mqm.presets import tweaks
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 from tribunal.eval.tracking.run_names import config_folder, short_lm
 
@@ -62,11 +59,9 @@ class EvaluateConfig(BaseModel):
     program: MTJudgeName = Field(JUDGES.default("mt"), description="an MT judge of the registry (tribunal.core.judges)")
     program_file: Path | None = Field(None, description="a tuned export (tribunal export) of `program` to run")
     program_sha256: str | None = Field(None, description="the export's seal; set from program_file")
-    # One section per judge settings model (a judge's entry names its section; tests check they agree).
-    mmad: MMADConfig = MMADConfig()
-    esa: ESAConfig = ESAConfig()
-    ape: APEConfig = APEConfig()
-    joint: JointConfig = JointConfig()
+    settings: SerializeAsAny[JudgeSettings] | None = Field(
+        None, validate_default=True, description="the program's own settings, validated by its registry entry's "
+        "model; a config file gives them in the program's section ([mmad], [esa], ...), the command line as -S")
     segment: SegmentInputs = Field(SegmentInputs(), description="the reference and document context the judge "
                                                                 "sees (--reference, --context)")
     sampling: SamplingSettings = Field(SamplingSettings(), description="K judgments per item and how they are "
@@ -74,6 +69,17 @@ class EvaluateConfig(BaseModel):
     lm: LMSettings
     role_lms: dict[str, RoleLM] = Field({}, description="ROLE -> its own model (and endpoint): a model name "
                                                        "or {model, api_base, api_key_env}")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sections(cls, data: Any) -> Any:
+        return sections_read(data)
+
+    @field_validator("settings", mode="before")
+    @classmethod
+    def _judge_settings(cls, value: Any, info: ValidationInfo) -> Any:
+        program = info.data.get("program")
+        return judge_settings(JUDGES.find(program) if isinstance(program, str) else None, value)
 
     @field_validator("role_lms", mode="before")
     @classmethod
@@ -146,15 +152,8 @@ class EvaluateConfig(BaseModel):
         base = self.judge.title
         tuned = self.segment.name_parts() + self.sampling.name_parts()
         tuned += [f"tuned-{self.program_sha256[:8]}"] if self.program_sha256 else []
-        settings = self.program_settings()
-        if self.judge.settings is not None and self.judge.settings.ablation_only:
-            return "-".join([base] + [f"no-{s}" for s in settings.ablate] + tuned)
-        if not isinstance(settings, MMADConfig):
-            changed = changed_settings(settings) if settings is not None else {}
-            return "-".join([base, *(_name_part(k, v) for k, v in changed.items()), *tuned])
-        parts = [base] + ([settings.preset] if settings.preset != "paper" else [])
-        parts += [settings.strategy] if settings.strategy != "consensus" else []
-        return "-".join(parts + [f"no-{s}" for s in settings.ablate] + tuned)
+        own = self.settings.name_parts() if self.settings is not None else []
+        return "-".join([base, *own, *tuned])
 
     @property
     def output_dir(self) -> Path:
@@ -170,10 +169,9 @@ class EvaluateConfig(BaseModel):
         """The registry entry of the chosen program."""
         return JUDGES.get(self.program)
 
-    def program_settings(self) -> BaseModel | None:
-        """The settings of the chosen program (its section: ``self.mmad`` for M-MAD), None for one without."""
-        settings = self.judge.settings
-        return getattr(self, settings.section) if settings else None
+    def program_settings(self) -> JudgeSettings | None:
+        """The settings of the chosen program (:attr:`settings`), None for one without."""
+        return self.settings
 
     def config_signature(self) -> str:
         """Pins what an item's judgment depends on (not the data slice): keys the run journal."""
@@ -184,17 +182,7 @@ class EvaluateConfig(BaseModel):
         fields: dict[str, object] = {"prog": self.program}
         if self.program_sha256:
             fields["tuned"] = self.program_sha256[:12]
-        m = self.program_settings()
-        if isinstance(m, MMADConfig):
-            changed = tweaks(m.preset, m.model_dump())
-            fields |= {"preset": m.preset, "strategy": m.strategy, "rounds": m.rounds, "topic": m.topic,
-                       "ablate": ",".join(m.ablate) or "none",
-                       "tweaks": ",".join(f"{k}={v}" for k, v in sorted(changed.items())) or "none"}
-        if self.judge.settings is not None and self.judge.settings.ablation_only:
-            fields["ablate"] = ",".join(self.program_settings().ablate) or "none"
-        elif m is not None and not isinstance(m, MMADConfig):
-            fields["settings"] = settings_label(m)
-
+        judge_fields = self.settings.signature_fields() if self.settings is not None else {}
         fields |= {"lm": self.lm.model, "endpoint": endpoint_label(self.lm.api_base),
                    "temp": self.lm.temperature, "max_tokens": self.lm.max_tokens, "reasks": self.lm.reasks,
                    "roles": ",".join(f"{r}={m.label()}" for r, m in sorted(self.role_lms.items())) or "none",
@@ -203,27 +191,7 @@ class EvaluateConfig(BaseModel):
                    "samples": self.sampling.samples if self.sampling.used else None,
                    "combine": self.sampling.combine if self.sampling.used else None,
                    "strict": "yes" if self.strict else None, "lp": self.lp, "data": data, "degraded": degraded}
-        return MTEvaluateSignature(**fields)
-
-
-def settings_label(settings: BaseModel) -> str:
-    """``key=value`` of every setting, defaults included, sorted, joined with ``,`` (lists joined with ``+``)."""
-    dumped = settings.model_dump(mode="json")
-    return ",".join(f"{k}={_flat(dumped[k])}" for k in sorted(dumped)) or "none"
-
-
-def changed_settings(settings: BaseModel) -> dict[str, str]:
-    """The settings that differ from their model's defaults, in field order, as flat strings."""
-    return {k: _flat(v) for k, v in settings.model_dump(mode="json", exclude_defaults=True).items()}
-
-
-def _name_part(key: str, value: str) -> str:
-    """A changed setting in a metric name: ``orders2``, a switched-on flag ``shuffle``, off ``no-shuffle``."""
-    return {"True": key, "False": f"no-{key}"}.get(value, f"{key}{value}").replace("_", "")
-
-
-def _flat(value: Any) -> str:
-    return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+        return MTEvaluateSignature(**fields, judge=judge_fields)
 
 
 def load_config_file(path: Path) -> dict[str, Any]:

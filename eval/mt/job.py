@@ -215,7 +215,7 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         if error_free is not None:
             summary["error_free"] = error_free
         result = EvaluationResult(summary, meta, spans, run_sig, paths, results=results, scores=scores,
-                                  debates=debate_rounds(results, config.mmad.rounds), ceiling=ceiling)
+                                  debates=debate_rounds(results, _debate_rounds(config)), ceiling=ceiling)
         paths["report"] = out / PAGE_FILE  # named in summary.json; the page is drawn from the same summary
         result.run_summary = mt_run_summary(result, cap, tracker.run.run_id)
         try:
@@ -227,6 +227,12 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
         paths["summary"] = write_run_summary(summary_path(out), result.run_summary)
         result.run_id = _track(tracker.run, config, result, journal.path, tracker.finish(results))
     return result
+
+
+def _debate_rounds(config: EvaluateConfig) -> int:
+    """The most rounds a debate of the run's judge holds (0 for a judge without debates)."""
+    settings = config.program_settings()
+    return settings.debate_rounds() if settings is not None else 0
 
 
 def check_together(config: EvaluateConfig) -> None:
@@ -267,14 +273,11 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
               "demos": config.demo_count, "signature": result.signature,
               "program_export": config.program_sha256[:12] if config.program_sha256 else None}
     settings, declared = config.program_settings(), config.judge.settings
-    if declared is not None and declared.ablation_only:
-        params["ablate"] = ",".join(settings.ablate) or "none"
+    if settings is not None and declared is not None:  # as its settings model names them (e.g. mmad.strategy)
+        params |= settings.tracked_params(declared.section)
     params |= {"reference": config.segment.reference or "none", "context": config.segment.context,
                "samples": config.sampling.samples, "combine": config.sampling.combine if config.sampling.used else None,
                "temperature": config.lm.temperature}
-    if declared is not None and not declared.ablation_only:  # e.g. mmad.strategy
-        params |= {f"{declared.section}.{k}": ",".join(v) if isinstance(v, tuple) else v
-                   for k, v in settings.model_dump().items()}
     params |= {f"lm.{role}": own.label() for role, own in config.role_lms.items()}
     summary = result.summary
     metrics = {k: float(v) for k, v in summary.items() if isinstance(v, (int, float))}

@@ -42,14 +42,12 @@ def config_folder(root: str | Path, label: str, signature: str) -> Path:
 
 
 def mt_program_label(config: Any) -> str:
-    """Program and settings of an MT run: ``M-MAD deliberation r3 no-stage2`` or ``GEMBA-MQM``."""
+    """Program and settings of an MT run: ``M-MAD deliberation r3 no-stage2`` or ``GEMBA-MQM``: the metric name,
+    then the words its settings add (``JudgeSettings.run_label_parts``) that it does not hold already."""
     label = config.metric_name
-    m = config.program_settings()
-    if hasattr(m, "strategy") and hasattr(m, "topic"):  # a debate's settings (M-MAD's)
-        bits = [b for b in (m.strategy if m.strategy != "consensus" else "consensus", f"r{m.rounds}",
-                            m.topic if m.topic != "severity" else "") if b]
-        label = " ".join([label, *[b for b in bits if b not in label]])
-    return label
+    settings = config.program_settings()
+    words = settings.run_label_parts() if settings is not None else []
+    return " ".join([label, *[w for w in words if w not in label]])
 
 
 def mt_run_name(config: Any, items: int, tuned: str | None = None) -> str:

@@ -1,7 +1,7 @@
 """The signature of each task's run: its fields, in the order they are written (one class per task).
 
 Rendering, escaping and parsing are :class:`~tribunal.eval.tracking.signature.Signature`'s; a field that is
-None is left out. A value already joined by its caller (``ablate``, ``tweaks``, ``roles``, ``set``) is one
+None is left out. A value already joined by its caller (a judge's settings, ``roles``, ``set``) is one
 string (as are the rules of the equivalence and hypothesis tasks); a ``tuple`` field is joined with ``,`` here.
 """
 
@@ -19,15 +19,10 @@ class MTEvaluateSignature(Signature):
 
     prog: str
     tuned: str | None = None
-    preset: str | None = None
-    strategy: str | None = None
-    rounds: int | None = None
-    topic: str | None = None
-    ablate: str | None = None
-    tweaks: str | None = None
-    settings: str | None = None
-    """Every setting of a judge's own settings model, defaults included (``key=value``, sorted, joined with
-    ``,``): a judge with settings of its own keys its journal, output folder and metric name by them all."""
+    judge: dict[str, str] = {}
+    """The judge's own settings, as its settings model writes them (``JudgeSettings.signature_fields``): open,
+    each item a field of its own (M-MAD: ``preset``, ``strategy``, ``rounds``, ``topic``, ``ablate``,
+    ``tweaks``; an ablation-only judge: ``ablate``; any other: ``settings``, every setting with its default)."""
     lm: str
     endpoint: str
     temp: float | None = None

@@ -8,6 +8,11 @@ pairs joined by ``|``, a field that is None is left out, and the tribunal versio
 In a value, ``\\``, ``|``, ``:`` and a line break are escaped with a backslash (``\\\\``, ``\\|``, ``\\:``,
 ``\\n``), so ``|`` and ``:`` stay separators and :meth:`Signature.parse` reads the string back; a
 tuple value is joined with ``,`` (a ``,`` inside one of its elements is escaped as ``\\,``).
+
+A field of type ``dict[str, str]`` is *open*: its items are written in its place as fields of their own
+(``preset:paper|rounds:3``), so a part of the run (a judge's settings) brings the fields it needs without
+the signature class naming them; the parser reads a key the class does not know into the open field
+whose place it is in. An open field's key may not be one of the class's own fields.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 from types import UnionType
 from typing import Any, Callable, Iterable, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from tribunal import __version__
 
@@ -74,6 +79,11 @@ def _render(value: object) -> str:
     return escape(str(value))
 
 
+def _is_open(annotation: Any) -> bool:
+    """Whether a field is open (``dict[str, str]``: its items are written as fields of their own)."""
+    return get_origin(annotation) is dict
+
+
 def _is_tuple(annotation: Any) -> bool:
     if get_origin(annotation) in (Union, UnionType):
         return any(_is_tuple(arg) for arg in get_args(annotation))
@@ -94,27 +104,55 @@ class Signature(BaseModel):
         if list(cls.model_fields)[-1:] != ["v"]:
             raise TypeError(f"{cls.__name__}: a signature's last field is v (the tribunal version)")
 
+    @model_validator(mode="after")
+    def _open_keys_are_new(self) -> "Signature":
+        fields = type(self).model_fields
+        for name, field in fields.items():
+            if _is_open(field.annotation):
+                for key in getattr(self, name):
+                    if key in fields or not key.isidentifier():
+                        raise ValueError(f"{name}: {key!r} cannot be a field of its own here (a field of the "
+                                         "signature, or not a plain name)")
+        return self
+
     def __str__(self) -> str:
         values = self.model_dump()
-        parts = [f"{key}:{_render(values[key])}" for key in type(self).model_fields if values[key] is not None]
+        parts: list[str] = []
+        for key, field in type(self).model_fields.items():
+            if _is_open(field.annotation):
+                parts += [f"{k}:{_render(v)}" for k, v in values[key].items()]
+            elif values[key] is not None:
+                parts.append(f"{key}:{_render(values[key])}")
         return "|".join(parts)
 
     @classmethod
     def parse(cls, text: str) -> "Signature":
         """The signature a string rendered by ``str()`` holds (a key it does not know, or out of order, is an error)."""
         order = list(cls.model_fields)
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}
+        place = -1  # the place in ``order`` of the last field read
         for part in split_unescaped(text, "|"):
             key, sep, raw = part.partition(":")
-            if not sep or key not in cls.model_fields:
+            field = key if key in cls.model_fields else cls._open_field(order, place)
+            if not sep or field is None:
                 raise ValueError(f"{cls.__name__}: unknown field {key!r} in {text!r}")
-            if values and order.index(key) <= order.index(next(reversed(values))):
+            at = order.index(field)
+            if at < place or (at == place and field == key):
                 raise ValueError(f"{cls.__name__}: field {key!r} out of order in {text!r}")
-            if _is_tuple(cls.model_fields[key].annotation):
+            place = at
+            if field != key:
+                values.setdefault(field, {})[key] = unescape(raw)
+            elif _is_tuple(cls.model_fields[key].annotation):
                 values[key] = tuple(unescape(v) for v in split_unescaped(raw, ",")) if raw else ()
             else:
                 values[key] = unescape(raw)
         return cls.model_validate(values)
+
+    @classmethod
+    def _open_field(cls, order: list[str], place: int) -> str | None:
+        """The open field an unknown key read after ``order[place]`` belongs to: the first at or after that
+        place (None: none, the key is unknown)."""
+        return next((name for name in order[max(place, 0):] if _is_open(cls.model_fields[name].annotation)), None)
 
 
 def files_hash(paths: Iterable[str | Path], root: str | Path | None = None, length: int = 12,

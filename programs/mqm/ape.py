@@ -25,8 +25,9 @@ from __future__ import annotations
 from typing import Literal
 
 import dspy
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict, Field
 
+from tribunal.core.judge_settings import Ablations
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Fallback, stand_in
 from tribunal.programs.mqm.plans import Plan, Together, ask
@@ -43,12 +44,13 @@ FALLBACK = Fallback(("post_editor", "verifier"), "the evaluator's error, kept un
                                                  "post-edit filter, for this error)")
 
 
-class APEConfig(BaseModel):
+class APEConfig(Ablations):
     """The switches of an MQM-APE program (part of the run's signature)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    ablate: tuple[Literal["verifier"], ...] = ()
+    ablate: tuple[Literal["verifier"], ...] = Field((), description="steps left out: verifier (keep every "
+                                                                                  "error the evaluator found)")
 
 
 class MQMAPEJudge(SegmentJudge):

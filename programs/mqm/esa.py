@@ -17,8 +17,9 @@ import math
 from typing import Literal
 
 import dspy
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict, Field
 
+from tribunal.core.judge_settings import Ablations
 from tribunal.programs.mqm.plans import Plan, ask
 from tribunal.programs.mqm.planned import SegmentJudge
 from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer
@@ -29,12 +30,12 @@ from tribunal.signatures.mqm.esa_spans import ESASpans
 SCALE = "esa"
 
 
-class ESAConfig(BaseModel):
+class ESAConfig(Ablations):
     """The switches of a GEMBA-ESA program (part of the run's signature)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    ablate: tuple[Literal["spans"], ...] = ()
+    ablate: tuple[Literal["spans"], ...] = Field((), description="steps left out: spans (score directly)")
 
 
 def checked_score(value: float) -> float:

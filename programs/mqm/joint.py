@@ -19,8 +19,9 @@ import string
 from typing import Literal
 
 import dspy
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict, Field
 
+from tribunal.core.judge_settings import JudgeSettings
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.mqm.plans import Plan, Together, ask
 from tribunal.programs.mqm.planned import Planned
@@ -29,15 +30,14 @@ from tribunal.programs.mqm.scoring import gemba_mqm_score
 from tribunal.signatures.mqm.joint import Candidate, JointMQM
 
 
-class JointConfig(BaseModel):
+class JointConfig(JudgeSettings):
     """The joint judge's settings (config section ``joint``)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    seed: int = 0
-    """Seeds the candidate order of every source segment (with the source text)."""
-    orders: Literal[1, 2] = 1
-    """1: the shuffled order only; 2: also its reverse, each candidate's score the mean of its two."""
+    seed: int = Field(0, description="seeds the candidate order of every source segment (with the source text)")
+    orders: Literal[1, 2] = Field(1, description="1: the shuffled order only; 2: also its reverse, each "
+                                                 "candidate's score the mean of its two")
 
 
 def shown_order(seed: int, source: str, count: int) -> list[int]:

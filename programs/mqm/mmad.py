@@ -29,10 +29,7 @@ order either way, and without a scheduler the calls run one after another, as li
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import dspy
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
@@ -40,7 +37,7 @@ from tribunal.programs.mqm.debate import DebateCase, DebateOutcome
 from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
-from tribunal.programs.mqm.presets import with_preset
+from tribunal.programs.mqm.mmad_settings import MMADConfig
 from tribunal.programs.mqm.plans import Plan, Sub, Together, ask, run
 from tribunal.programs.mqm.planned import SegmentJudge
 from tribunal.programs.mqm.roles import RoleLMs, concerning
@@ -53,7 +50,6 @@ from tribunal.signatures.mqm.final_judge import FinalJudgment
 from tribunal.signatures.mqm.guided_dimensions import GUIDED_ASSESSORS, GuidedCoupledAssessment
 from tribunal.signatures.mqm.merging_judge import MergingJudgment
 
-Stage = Literal["stage1", "stage2", "stage3"]
 
 # What stands in for a role that stays unusable after its re-asks, per stage (stage 1 has no fallback).
 FALLBACKS: dict[str, Fallback] = {
@@ -62,54 +58,6 @@ FALLBACKS: dict[str, Fallback] = {
     "stage3": Fallback(("judge",), "the dimension verdicts merged by the most-severe rule (one error per span, "
                                    "accuracy > fluency > terminology > style; M-MAD without its stage-3 judge)"),
 }
-
-
-class MMADConfig(BaseModel):
-    """Every switch of an M-MAD program (part of the run's signature); unset switches come from ``preset``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    preset: Literal["paper", "lean"] = "paper"
-    strategy: str = "consensus"
-    rounds: int = Field(3, ge=1, le=10)
-    topic: Literal["severity", "category", "free"] = "severity"
-    ablate: tuple[Stage, ...] = ()
-    assessors: Literal["guideline", "brief"] = "guideline"
-    debated: Literal["major", "any"] = "major"
-    debaters: Literal["minor-leaning", "free"] = "minor-leaning"
-    opening: Literal["downgraded", "stage1", "debater"] = "downgraded"
-    consensus_check: Literal["separate", "inline"] = "separate"
-    judge: Literal["most-severe", "most-fitting"] = "most-severe"
-    judge_policy: Literal["if-stage1-errors", "if-errors", "always"] = "if-stage1-errors"
-    demo_rule: Literal["fixed", "seeded"] = "fixed"
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_preset(cls, data: Any) -> Any:
-        return with_preset(data) if isinstance(data, dict) else data
-
-    @model_validator(mode="after")
-    def _coherent(self) -> "MMADConfig":
-        if self.debaters == "minor-leaning":
-            if self.opening != "downgraded":
-                raise ValueError(f"opening={self.opening} needs debaters=free, e.g. preset=lean (the minor-leaning "
-                                 "debaters open with the stage-1 annotations and their downgrade)")
-            if self.topic != "severity":
-                raise ValueError(f"topic={self.topic} needs debaters=free, e.g. preset=lean (the minor-leaning "
-                                 "debaters debate severity)")
-            if self.strategy == "consultancy-review":
-                raise ValueError("consultancy-review has a single debater: use preset=lean (or debaters=free)")
-            if self.strategy == "consensus" and self.consensus_check != "separate":
-                raise ValueError("consensus_check=inline needs debaters=free, e.g. preset=lean (the minor-leaning "
-                                 "debaters give no agreement flag; consensus is the separate check)")
-        elif self.opening == "downgraded":
-            raise ValueError("opening=downgraded needs debaters=minor-leaning")
-        return self
-
-    @model_serializer(mode="wrap")
-    def _always_name_preset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        # Exports and logged configs drop defaults; the preset must survive a change of default.
-        return {"preset": self.preset, **handler(self)}
 
 
 def _as_dimension(errors: list[DimensionError], dimension: str) -> list[DimensionError]:

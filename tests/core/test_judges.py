@@ -9,6 +9,7 @@ import dspy
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from tribunal.core.judge_settings import Ablations, JudgeSettings
 from tribunal.core.judges import JUDGES, Judge
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.programs.lm import LMSettings
@@ -35,7 +36,8 @@ def test_every_entry_builds_its_judge_and_names_what_exists(judge):
         model = judge.settings_model()
         assert issubclass(model, BaseModel) and model.model_config.get("extra") == "forbid"
         assert isinstance(judge.build(model()), dspy.Module)
-        if judge.settings.ablation_only:
+        assert issubclass(model, JudgeSettings), judge.name  # names, signature fields and params come from it
+        if issubclass(model, Ablations):
             assert set(model.model_fields) == {"ablate"}, judge.name
     if judge.spans_switch is not None:
         assert judge.spans_switch in ablations(judge)
@@ -67,7 +69,8 @@ def test_every_mt_judge_has_its_config_section_roles_and_demo_plan(name):
     assert config.metric_name.startswith(judge.title) and config.judge is judge
     if judge.settings is not None:
         assert type(config.program_settings()) is judge.settings_model()
-        assert EvaluateConfig.model_fields[judge.settings.section].annotation is judge.settings_model()
+        assert type(EvaluateConfig(lp="zh-en", lm=LM, program=name, **{judge.settings.section: {}}).settings) is \
+            judge.settings_model()
     else:
         assert config.program_settings() is None
     plan = judge.demo_plan()

@@ -39,12 +39,16 @@ def cli_config(monkeypatch, tmp_path, *args: str):
 
 SAME_SETTINGS = [  # (mt evaluate flags, MQMJudge fields)
     ([], {}),
-    (["--preset", "lean", "--rounds", "2", "--ablate", "stage3"], {"preset": "lean", "rounds": 2, "ablate": ("stage3",)}),
-    (["--strategy", "deliberation"], {"strategy": "deliberation"}),
+    (["--preset", "lean", "--rounds", "2", "--ablate", "stage3"],
+     {"settings": {"preset": "lean", "rounds": 2, "ablate": ("stage3",)}}),
+    (["-S", "preset=lean", "-S", "rounds=2", "-S", "ablate=stage3"], {"settings": {"preset": "lean", "rounds": 2,
+                                                                                  "ablate": "stage3"}}),
+    (["--strategy", "deliberation"], {"settings": {"strategy": "deliberation"}}),
     (["--program", "gemba-mqm"], {"program": "gemba-mqm"}),
     (["--program", "eaprompt"], {"program": "eaprompt"}),
-    (["--program", "gemba-esa", "--ablate", "spans"], {"program": "gemba-esa", "ablate": ("spans",)}),
-    (["--program", "mqm-ape", "--ablate", "verifier"], {"program": "mqm-ape", "ablate": ("verifier",)}),
+    (["--program", "gemba-esa", "--ablate", "spans"], {"program": "gemba-esa", "settings": {"ablate": ("spans",)}}),
+    (["--program", "mqm-ape", "--ablate", "verifier"], {"program": "mqm-ape", "settings": {"ablate": ("verifier",)}}),
+    (["--program", "joint-mqm", "-S", "orders=2"], {"program": "joint-mqm", "settings": {"orders": 2}}),
 ]
 
 
@@ -88,11 +92,11 @@ def test_an_export_gives_the_same_config_and_program_through_every_door(export, 
     evaluated = cli_config(monkeypatch, tmp_path, "--program", str(export), "--concurrency", "1")
     scored = MQMJudge(lm="openai/judge", program_file=str(export)).evaluate_config("zh-en")
     modelled, make = pyfunc_config_and_factory(export)
-    fields = ("program", "program_file", "program_sha256", "mmad", "segment", "lm")
+    fields = ("program", "program_file", "program_sha256", "settings", "segment", "lm")
     for config in (scored, modelled):
         assert {f: getattr(config, f) for f in fields} == {f: getattr(evaluated, f) for f in fields}
         assert config.demo_count == evaluated.demo_count == 1
-    assert evaluated.mmad.ablate == ("stage2",) and evaluated.mmad.rounds == 2
+    assert evaluated.settings.ablate == ("stage2",) and evaluated.settings.rounds == 2
     assert scored.config_signature() == evaluated.config_signature()
     programs = [service.judge_factory(evaluated)(), service.judge_factory(scored)(), make()]
     states = [p.dump_state() for p in programs]
@@ -118,7 +122,7 @@ def test_layers_place_settings_in_their_programs_section_and_given_values_win(ex
                                given={"mmad": {"rounds": 1}}))
     assert tuned["program"] == "mmad" and tuned["mmad"] == {"rounds": 1, "strategy": "deliberation", "ablate": ["stage2"]}
     config = configure(JobRequest(base=tuned, given={"lp": "zh-en", "lm": {"model": "openai/judge"}}))
-    assert config.program_sha256 and config.mmad.rounds == 1
+    assert config.program_sha256 and config.settings.rounds == 1
 
 
 def test_build_judge_is_the_registrys_program_with_its_segment_inputs():

@@ -34,8 +34,8 @@ def example_lines(text: str) -> list[str]:
 def test_the_command_tree_is_the_documented_one():
     assert sorted(" ".join(p) for p in COMMANDS) == [
         "data cache clear", "data check", "data fetch", "demo", "equiv audit", "equiv generate", "export",
-        "hyp divergence", "hyp run", "local install", "mt agreement", "mt compare", "mt evaluate", "mt meta-eval",
-        "mt span-eval", "optimize",
+        "hyp divergence", "hyp run", "local install", "mt agreement", "mt compare", "mt evaluate", "mt judges",
+        "mt meta-eval", "mt span-eval", "optimize",
         "runs compare", "runs list", "runs view"]
 
 
@@ -59,7 +59,7 @@ def test_every_command_has_a_summary_an_example_and_help_on_every_option(path, c
                     assert word in names, f"{example}: {word} is not an option of tribunal {' '.join(command)}"
     assert path in named, f"no example runs tribunal {' '.join(path)}"
     for names in options(COMMANDS[path]):  # every option is explained, not only listed
-        entry = re.search(rf"^  {re.escape(names[0])}\b.*?(?=^  -|^\S|\Z)", text, re.M | re.S)
+        entry = re.search(rf"^  (-\w, )?{re.escape(names[0])}\b.*?(?=^  -|^\S|\Z)", text, re.M | re.S)
         assert entry and len(" ".join(entry.group(0).split())) > len(" / ".join(names)) + 12, names
     assert "--verbose" in text  # the global option is mentioned on every command
 

@@ -184,6 +184,11 @@ from tribunal.cli.mt_span_eval import span_eval  # noqa: E402
 
 app.command("span-eval", epilog=SPAN_EVAL_EPILOG)(span_eval)
 
+from tribunal.cli.mt_judges import EPILOG as JUDGES_EPILOG  # noqa: E402
+from tribunal.cli.mt_judges import judges  # noqa: E402
+
+app.command("judges", epilog=JUDGES_EPILOG)(judges)
+
 
 def _human_dirs(human: Optional[str], given: Optional[List[Path]]) -> tuple[Path, ...]:
     """``--human-dir`` folders; by default, with ``--human``, the ESA campaign's ``$TRIBUNAL_DATA/esa-wmt23``."""

@@ -24,9 +24,10 @@ from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.cli.mt_agreement import ceiling_summary_lines
 from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, cap_lines, make_cap
 from tribunal.cli.estimate_options import EstimateOption, JsonOption, show_estimate
+from tribunal.cli.setting_flags import SettingOption, setting_values, with_setting_flags
 from tribunal.programs.local_models import server_deaths
 
-# Options only one judge takes (its registry entry's ``options``); the others refuse them.
+# Run options only one judge takes (its registry entry's ``options``); the others refuse them.
 OWNED_OPTIONS = tuple(option for judge in JUDGES for option in judge.options)
 EPILOG = examples(
     "tribunal mt evaluate --lp zh-en --lm openai/gpt-4o-mini --limit 20",
@@ -38,6 +39,7 @@ EPILOG = examples(
     "tribunal mt evaluate --config run.toml --limit 50   # flags override the file")
 
 
+@with_setting_flags  # the flags of judges' settings (--rounds, --ablate, ...), from the registry
 def evaluate(
     ctx: typer.Context,
     lp: Optional[str] = typer.Option(None, "--lp", help="Language pair, e.g. zh-en. Required (here or as lp in --config)."),
@@ -45,11 +47,7 @@ def evaluate(
                                      "openai/gpt-4o-mini. Required (here or as lm.model in --config)."),
     data: Optional[Path] = typer.Option(None, "--data", help="A folder in the mt-metrics-eval layout (default: $TRIBUNAL_DATA/wmt23)."),
     program: Optional[str] = typer.Option(None, "--program", metavar="NAME|FILE", help=f"{' | '.join(JUDGES.names('mt'))} (default: {JUDGES.default('mt')}), or a tuned export (.json) from `tribunal export`."),
-    preset: Optional[str] = typer.Option(None, "--preset", help="M-MAD protocol: paper (the published one; default) | lean (fewer calls)."),
-    strategy: Optional[str] = typer.Option(None, "--strategy", help="M-MAD debate: consensus (default) | deliberation | interactive-review | consultancy-review."),
-    rounds: Optional[int] = typer.Option(None, "--rounds", help="M-MAD: most debate rounds (default: 3)."),
-    ablate: Optional[List[str]] = typer.Option(None, "--ablate", metavar="SWITCH", help="Leave a step out (repeatable): stage1 | stage2 | stage3 (mmad), spans (gemba-esa), verifier (mqm-ape)."),
-    topic: Optional[str] = typer.Option(None, "--topic", help="M-MAD debate topic: severity (default) | category | free."),
+    settings_given: Optional[List[str]] = SettingOption,
     api_base: Optional[List[str]] = typer.Option(
         None, "--api-base", help="Base URL of an OpenAI-compatible server (vLLM, Ollama, a gateway); repeat it for "
         "several replicas of the model (LiteLLM's Router balances them)."),
@@ -97,6 +95,7 @@ def evaluate(
     experiment: str = Experiment,
     estimate: bool = EstimateOption,
     as_json: bool = JsonOption,
+    setting_flags: Optional[dict] = None,
 ) -> None:
     """Judge translations with an LM judge and meta-evaluate it.
 
@@ -105,7 +104,7 @@ def evaluate(
     covered cells against the human MQM scores and logs an MLflow run with a trace per item. A run
     is journaled: rerunning the same command resumes it.
     """
-    from tribunal.core.service import JobRequest, NoSettings, configure, layered  # startup: kept out of `tribunal --help`
+    from tribunal.core.service import JobRequest, configure, layered  # startup: kept out of `tribunal --help`
     from tribunal.eval.mt.config import load_config_file  # heavy: pulls in dspy
     from tribunal.programs.lm import parse_role_lms  # startup: kept out of `tribunal --help`
 
@@ -128,19 +127,11 @@ def evaluate(
              "systems": list(systems) if systems else None, "limit": limit, "rated_only": rated_only,
              "concurrency": concurrency, "judging": judging, "processes": processes, "demos": demos, "out": out, "name": name, "retry_unscored": retry_unscored,
              "strict": strict, "degraded": degraded}
-    for option, value in {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic}.items():
-        owner = JUDGES.owner(option)  # a setting of the judge that takes the option, in its section
-        flags.setdefault(owner.settings.section, {})[option[2:]] = value
     # A tuned export brings its program and settings; explicit flags still override the settings.
     merged = layered(JobRequest(base=base, given=flags))
-    given = {"--preset": preset, "--strategy": strategy, "--rounds": rounds, "--topic": topic, "--demos": demos,
-             "--routing": routing, "--batch-poll": batch_poll, "--combine": combine}
+    given = {"--demos": demos, "--routing": routing, "--batch-poll": batch_poll, "--combine": combine}
     refuse_conflicts(merged, {k: v for k, v in given.items() if v is not None})
-    if ablate:
-        try:
-            merged = layered(JobRequest(base=merged, settings={"ablate": list(ablate)}))
-        except NoSettings as err:
-            raise UserError(f"--ablate: program {err.program} has no ablations") from None
+    merged = _with_settings(merged, settings_given, setting_flags or {})
     if not merged.get("data"):
         root = data_root()
         merged["data"] = root / "wmt23" if root else None
@@ -152,8 +143,7 @@ def evaluate(
     try:
         settings = configure(merged)
     except ValidationError as err:
-        first = err.errors()[0]
-        raise UserError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        raise UserError(validation_line(err, merged)) from None
     if settings.data is None or not (Path(settings.data) / "sources").is_dir():
         raise UserError(f"{settings.data}: not a folder in the mt-metrics-eval layout (pass --data)")
     if estimate:
@@ -170,6 +160,26 @@ def evaluate(
         line(make_console(), f"{summary['items'] - summary['scored']} of {summary['items']} items unscored "
                              f"(exit status {EXIT_UNSCORED})")
         raise typer.Exit(EXIT_UNSCORED)
+
+
+def _with_settings(merged: dict, assignments: list[str] | None, flags: dict) -> dict:
+    """``merged`` with the command line's settings of its program (``-S``, the judge's flags) in its section."""
+    from tribunal.core.service import JobRequest, layered  # startup: kept out of `tribunal --help`
+
+    judge = JUDGES.find(merged.get("program") or JUDGES.default("mt"))
+    values = setting_values(judge, assignments, flags) if judge is not None else {}
+    return layered(JobRequest(base=merged, settings=values)) if values else merged
+
+
+def validation_line(err: ValidationError, merged: dict) -> str:
+    """The first error of a configuration, on one line: ``mmad.rounds: Input should be ...`` (a judge's
+    settings named by its section, as the config file writes them)."""
+    first = err.errors()[0]
+    loc = [str(part) for part in first["loc"]]
+    judge = JUDGES.find(merged.get("program") or JUDGES.default("mt"))
+    if loc[:1] == ["settings"] and judge is not None and judge.settings is not None:
+        loc[0] = judge.settings.section
+    return f"{'.'.join(loc)}: {first['msg']}" if loc else first["msg"]
 
 
 def _estimate(settings, tracking, as_json: bool) -> None:

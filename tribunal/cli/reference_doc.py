@@ -102,6 +102,8 @@ def _field_rows(model: Any, prefix: str = "") -> Iterator[str]:
     from pydantic import BaseModel  # heavy: pydantic
 
     for name, field in model.model_fields.items():
+        if name == "settings" and not prefix:
+            continue  # the program's own settings: listed per judge, under its section (_judge_section_rows)
         key = f"{prefix}{name}"
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -116,4 +118,17 @@ def config_keys_markdown() -> str:
     """The keys of ``mt evaluate --config FILE`` (:class:`EvaluateConfig`, nested models dotted)."""
     from tribunal.eval.mt.config import EvaluateConfig  # heavy: pulls in dspy, pydantic
 
-    return "\n".join(["| key | type | default | meaning |", "|---|---|---|---|", *_field_rows(EvaluateConfig)])
+    return "\n".join(["| key | type | default | meaning |", "|---|---|---|---|", *_field_rows(EvaluateConfig),
+                      *_judge_section_rows()])
+
+
+def _judge_section_rows() -> Iterator[str]:
+    """The settings of each judge, under its section (``mmad.preset``): the registry's settings models."""
+    from tribunal.core.judges import JUDGES  # startup: kept out of `tribunal --help`
+    from tribunal.core.setting_assignments import settings_info  # startup: kept out of `tribunal --help`
+
+    for judge in JUDGES:
+        for info in settings_info(judge) if judge.kind == "mt" else []:
+            meaning = f"{judge.title}: {info.description}" if info.description else judge.title
+            yield (f"| `{judge.settings.section}.{info.name}` | `{_cell(info.type)}` | `{_cell(info.default)}` | "
+                   f"{_cell(meaning)} |")

@@ -40,10 +40,25 @@ class Settings:
     model: str
     """``"module:Class"`` of the pydantic model (``extra="forbid"``) holding every switch."""
     section: str
-    """The section of the run's config file (a field of ``EvaluateConfig``) holding them."""
-    ablation_only: bool = False
-    """Whether its only switches are ablations (``ablate``), named ``no-<switch>`` in the metric name."""
+    """The section of the run's config file holding them (``[mmad]``), read into ``EvaluateConfig.settings``."""
     keyword: str = "config"
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A command-line flag of ``mt evaluate`` standing for one setting: ``--rounds 2`` is ``-S rounds=2``."""
+
+    flag: str
+    setting: str
+    help: str
+    """What the flag does; a flag several judges declare shows the first one's, then each judge's ``choices``."""
+    choices: str = ""
+    """This judge's values (``stage1 | stage2 | stage3 (mmad)``), listed after ``help``."""
+    metavar: str | None = None
+    integer: bool = False
+    """Whether the flag takes a whole number (shown as INTEGER in ``--help``)."""
+    repeatable: bool = False
+    """Whether the flag is given once per value (``--ablate stage2 --ablate stage3``), for a list setting."""
 
 
 @dataclass(frozen=True)
@@ -90,12 +105,17 @@ class Judge:
     """Whether it outputs error spans (EAPrompt only counts errors)."""
     spans_switch: str | None = None
     """The ablation switch that leaves its span step out (GEMBA-ESA's ``spans``)."""
+    aliases: tuple[Alias, ...] = ()
+    """``mt evaluate`` flags standing for its settings (``--rounds`` for ``-S rounds=``); another program refuses them."""
     options: tuple[str, ...] = ()
-    """``mt evaluate`` options only this judge takes (another program refuses them)."""
+    """``mt evaluate`` options of the run (not settings) only this judge takes (another program refuses them)."""
     default: bool = False
     """The judge of its kind a command runs when none is named."""
     calls: Calls = Calls("one call per role per item")
     """Its call structure (``--estimate``)."""
+    stages: tuple[tuple[str, int], ...] = ()
+    """``(stage, calls ahead)``: the most sequential calls an item still makes after a call of that stage, by
+    which the scheduler serves the longest chain first (:mod:`tribunal.core.scheduling`; an unknown stage: 0)."""
     together: bool = False
     """Whether it judges all candidate translations of one source segment together: its program's
     ``forward(source, candidates=[...], ...)`` returns ``judgments``, one prediction per candidate, and a
@@ -141,17 +161,31 @@ class JudgeRegistry:
 
     def __init__(self, judges: tuple[Judge, ...] | list[Judge] = ()):
         self._judges: dict[str, Judge] = {}
+        self._ahead: dict[str, int] | None = None  # calls_ahead(), kept until the registry changes
         for judge in judges:
             self.add(judge)
 
     def add(self, judge: Judge) -> Judge:
         """Declare ``judge`` (replacing an entry of the same name)."""
         self._judges[judge.name] = judge
+        self._ahead = None
         return judge
 
     def remove(self, name: str) -> None:
         """Forget ``name`` (nothing if unknown)."""
         self._judges.pop(name, None)
+        self._ahead = None
+
+    def calls_ahead(self) -> dict[str, int]:
+        """``{stage: calls ahead}`` over every judge's ``stages`` (a stage two judges name: the larger)."""
+        ahead = self._ahead
+        if ahead is None:
+            ahead = {}
+            for judge in self:
+                for stage, count in judge.stages:
+                    ahead[stage] = max(count, ahead.get(stage, 0))
+            self._ahead = ahead
+        return ahead
 
     def __contains__(self, name: object) -> bool:
         return name in self._judges
@@ -181,6 +215,14 @@ class JudgeRegistry:
         """The judge that alone takes ``mt evaluate`` option ``option`` (None: any judge takes it)."""
         return next((j for j in self if option in j.options), None)
 
+    def aliases(self) -> dict[str, list[tuple[Judge, Alias]]]:
+        """``{flag: [(judge, alias), ...]}``: every setting flag, with the judges that take it, in declaration order."""
+        flags: dict[str, list[tuple[Judge, Alias]]] = {}
+        for judge in self:
+            for alias in judge.aliases:
+                flags.setdefault(alias.flag, []).append((judge, alias))
+        return flags
+
     def roles(self) -> tuple[str, ...]:
         """Every role of every judge, each once, groups included, in declaration order."""
         seen: dict[str, None] = {}
@@ -206,16 +248,31 @@ _MQM = "tribunal.programs.mqm"
 _DIMENSIONS = ("accuracy", "fluency", "style", "terminology")
 _SEGMENT_INPUTS = f"{_MQM}.segment_inputs:with_segment_inputs"  # gives an MT judge its reference / context
 
+
+def _ablate(switches: str) -> Alias:
+    """``--ablate SWITCH``, repeatable: a step the judge leaves out (``-S ablate=...``)."""
+    return Alias("--ablate", "ablate", "Leave a step out (repeatable)", switches, "SWITCH", repeatable=True)
+
+
+_MMAD_FLAGS = (
+    Alias("--preset", "preset", "M-MAD protocol: paper (the published one; default) | lean (fewer calls)."),
+    Alias("--strategy", "strategy", "M-MAD debate: consensus (default) | deliberation | interactive-review | "
+                                    "consultancy-review."),
+    Alias("--rounds", "rounds", "M-MAD: most debate rounds (default: 3).", integer=True),
+    Alias("--topic", "topic", "M-MAD debate topic: severity (default) | category | free."),
+    _ablate("stage1 | stage2 | stage3 (mmad)"),
+)
+
 JUDGES = JudgeRegistry([
     Judge("mmad", f"{_MQM}.mmad:MMAD", "mt", "M-MAD", default=True,
-          settings=Settings(f"{_MQM}.mmad:MMADConfig", "mmad"),
+          settings=Settings(f"{_MQM}.mmad_settings:MMADConfig", "mmad"), aliases=_MMAD_FLAGS,
           roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
                  "debate_judge", "judge"),
           role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
           answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
                          ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
           fallbacks=f"{_MQM}.mmad:FALLBACKS", labels=f"{_MQM}.labels:MMAD_LABELS", demos=f"{_MQM}.fixed_demos:MMAD_DEMOS",
-          options=("--preset", "--strategy", "--rounds", "--topic", "--demos"),
+          options=("--demos",), stages=(("stage1", 32), ("stage2", 1), ("stage3", 0)),  # stage 1 above any debate
           calls=Calls("4 dimension agents (1 coupled call without stage 1); a debate for each dimension whose stage-1 "
                       "errors are debated (paper: a major error or non-translation; lean: any error), each round 2 "
                       "debater calls plus the consensus check (paper) or until the debaters agree (lean), up to "
@@ -232,12 +289,14 @@ JUDGES = JudgeRegistry([
           answer_tokens=(("eaprompt", 768),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
-          settings=Settings(f"{_MQM}.esa:ESAConfig", "esa", ablation_only=True), roles=("evaluator", "scorer"),
+          settings=Settings(f"{_MQM}.esa:ESAConfig", "esa"), aliases=(_ablate("spans (gemba-esa)"),),
+          roles=("evaluator", "scorer"), stages=(("spans", 1), ("score", 0)),
           answer_tokens=(("evaluator", 512), ("scorer", 128)),
           calls=Calls("2 calls per item: the error spans, then the score (1 without the span step)"),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
-          settings=Settings(f"{_MQM}.ape:APEConfig", "ape", ablation_only=True),
+          settings=Settings(f"{_MQM}.ape:APEConfig", "ape"), aliases=(_ablate("verifier (mqm-ape)"),),
+          stages=(("evaluate", 2), ("post_edit", 1), ("verify", 0)),
           roles=("evaluator", "post_editor", "verifier"),
           answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)),
           calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "

@@ -5,8 +5,8 @@ global and a program run without one is unchanged: calls one after another, no l
 :func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
 are served critical path first: the call with the longest chain of calls still to run after it
-(:data:`CALLS_AHEAD`: an M-MAD stage-1 call has a debate and the judge after it, a debate round the
-rounds left and the judge, the judge none), then by item priority (the runner numbers items in
+(:data:`CALLS_AHEAD`, the stages each judge's registry entry declares: an M-MAD stage-1 call has a
+debate and the judge after it, a debate round the rounds left and the judge, the judge none), then by item priority (the runner numbers items in
 start order). So no item is left with its whole chain to run at the end: the run's tail is about
 one chain long.
 
@@ -24,21 +24,33 @@ import contextlib
 import contextvars
 import threading
 from concurrent.futures import Executor
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from tribunal.core.call_slots import CallSlots, in_slot
+from tribunal.core.judges import JUDGES
 
 __all__ = ["CallSlots", "Scheduler", "Ticket", "admission_priority", "call_priority", "call_slot", "calls_ahead",
            "fan_out", "request_slot", "scheduled"]
 
 
-CALLS_AHEAD = {"stage1": 32, "stage2": 1, "stage3": 0,  # M-MAD: assessment -> debates -> judge
-               "evaluate": 2, "post_edit": 1, "verify": 0,  # MQM-APE: errors -> post-edits -> verification
-               "spans": 1, "score": 0}  # GEMBA-ESA: spans -> score
-"""The most sequential calls an item still makes after a call of each stage (an unknown stage: none).
+class _CallsAhead(Mapping[str, int]):
+    """``{stage: calls ahead}`` read live from the judge registry (``Judge.stages``), so a judge registered
+    later is ranked by its own stages."""
 
-M-MAD's stage 1 is ranked above any debate (at most 10 rounds of 3 calls, then the judge); a debate
-says how many calls it may still make with :func:`calls_ahead`, round by round."""
+    def __getitem__(self, stage: str) -> int:
+        return JUDGES.calls_ahead()[stage]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(JUDGES.calls_ahead())
+
+    def __len__(self) -> int:
+        return len(JUDGES.calls_ahead())
+
+
+CALLS_AHEAD: Mapping[str, int] = _CallsAhead()
+"""The most sequential calls an item still makes after a call of each stage (an unknown stage: none), as
+the judges declare them; a debate says how many calls it may still make with :func:`calls_ahead`, round
+by round."""
 _CHAIN_WEIGHT = float(2 ** 32)  # one call more ahead outranks any item number below 2**32
 _AHEAD: contextvars.ContextVar[int | None] = contextvars.ContextVar("tribunal_calls_ahead", default=None)
 
@@ -62,7 +74,7 @@ def admission_priority(item: float) -> float:
     """The priority a runner waits at to start item number ``item``: that of its first call, which has
     the whole chain ahead of it (so behind the first calls of items started before it, ahead of every
     later stage): each item's chain starts as early as the slots allow."""
-    return call_priority(item, max(CALLS_AHEAD.values()))
+    return call_priority(item, max(CALLS_AHEAD.values(), default=0))
 
 
 class Ticket:
@@ -168,7 +180,7 @@ def slot_plan(stage: str | None, deferred: bool) -> contextlib.AbstractContextMa
     if ticket is not None and ticket.claim():
         return _claimed(ticket)
     ahead = _AHEAD.get()
-    return scheduler.slots, call_priority(_PRIORITY.get(), CALLS_AHEAD.get(stage or "", 0) if ahead is None else ahead)
+    return scheduler.slots, call_priority(_PRIORITY.get(), JUDGES.calls_ahead().get(stage or "", 0) if ahead is None else ahead)
 
 
 def deferred_stage() -> tuple[str | None] | None:

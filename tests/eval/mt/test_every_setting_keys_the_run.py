@@ -59,6 +59,19 @@ def _changed(model, base, name, value):
 
 @pytest.mark.parametrize("judge", WITH_SETTINGS, ids=lambda j: j.name)
 def test_changing_any_setting_changes_the_journal_key_signature_and_folder(judge, tmp_path):
+    every_setting_keys_the_run(judge, tmp_path)
+
+
+def test_a_judge_added_with_a_setting_of_its_own_is_keyed_by_it(tmp_path):
+    from tests.support.strict_judge import registered
+
+    with registered() as judge:
+        every_setting_keys_the_run(judge, tmp_path)
+
+
+def every_setting_keys_the_run(judge, tmp_path) -> None:
+    """For each field of ``judge``'s settings model, each alternative value changes the journal key, the run
+    signature, the metric name or signature-keyed output folder, as the config file's section gives it."""
     model = load(judge.settings.model)
     section = judge.settings.section
     for name, field in model.model_fields.items():
@@ -69,11 +82,12 @@ def test_changing_any_setting_changes_the_journal_key_signature_and_folder(judge
                 changed = _changed(model, base, name, value)
                 if changed is None or changed == base:
                     continue
-                after = before.model_copy(update={section: changed})
+                after = EvaluateConfig(lp="zh-en", lm=LM, program=judge.name, **{section: changed.model_dump()})
                 accepted += 1
                 assert after.config_signature() != before.config_signature(), (judge.name, name, value)
                 assert journal_path(tmp_path, after.config_signature()) != \
                     journal_path(tmp_path, before.config_signature())
+                assert str(after.signature(data="d@h")) != str(before.signature(data="d@h")), (judge.name, name)
                 assert after.output_dir != before.output_dir, (judge.name, name, value)
         assert accepted, f"{judge.name}: no alternative value of {name!r} was tried"
 

@@ -32,7 +32,7 @@ def small_mtme(tmp_path, monkeypatch):
 
 def _config(api_base, data, out, **joint):
     config = loopback_config(api_base, out, data=data, lp="en-de", limit=None, program="joint-mqm")
-    return config.model_copy(update={"joint": config.joint.model_copy(update=joint)})
+    return config.model_copy(update={"settings": config.settings.model_copy(update=joint)})
 
 
 def _joint_hits(state):

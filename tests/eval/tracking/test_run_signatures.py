@@ -24,11 +24,11 @@ from tribunal.eval.tracking.signature import Signature, escape, split_unescaped,
 AWKWARD = "a|b:c\\d\ne,f"  # every separator, the escape character and a line break
 
 EXAMPLES = [
-    MTEvaluateSignature(prog="mmad", preset="paper", strategy="consensus", rounds=3, topic="severity", ablate="none",
-                        tweaks="none", lm="openai/gpt-4o", endpoint="http://host:8000/v1", temp=0.0, reasks=2,
+    MTEvaluateSignature(prog="mmad", judge={"preset": "paper", "strategy": "consensus", "rounds": "3",
+                                           "topic": "severity", "ablate": "none", "tweaks": "none"}, lm="openai/gpt-4o", endpoint="http://host:8000/v1", temp=0.0, reasks=2,
                         roles=f"judge=x@{AWKWARD}", demos=4, lp="zh-en", data="wmt23/zh-en@abc",
                         degraded="exclude"),
-    MTEvaluateSignature(prog="gemba-mqm", tuned="0123456789ab", ablate="stage2", lm="m", endpoint="default",
+    MTEvaluateSignature(prog="gemba-mqm", tuned="0123456789ab", judge={"ablate": "stage2"}, lm="m", endpoint="default",
                         max_tokens=512, reasks=0, demos=3, ref="refA", ctx=2, samples=5, combine="trimmed",
                         strict="yes", lp="en-de"),
     OptimizeSignature(prog="gemba-mqm", set="preset=paper", opt="bootstrap", budget=8, lm="m", endpoint="default",
@@ -103,3 +103,15 @@ def test_a_task_value_is_checked():
 def test_a_signature_class_must_end_with_the_version():
     with pytest.raises(TypeError, match="last field is v"):
         type("Broken", (Signature,), {"__annotations__": {"a": str}})
+
+
+def test_an_open_field_writes_its_items_in_its_place_and_reads_them_back():
+    sig = MTEvaluateSignature(prog="x", judge={"strictness": "high", "orders": "2"}, lm="m", endpoint="default",
+                              reasks=0, demos=0, lp="en-de")
+    text = str(sig)
+    assert text.startswith("prog:x|strictness:high|orders:2|lm:m|")
+    assert MTEvaluateSignature.parse(text) == sig
+    with pytest.raises(ValueError, match="unknown field 'strictness'"):
+        MTEvaluateSignature.parse(text.replace("prog:x|strictness:high|orders:2|lm:m|", "prog:x|lm:m|strictness:high|"))
+    with pytest.raises(ValidationError, match="cannot be a field of its own"):
+        MTEvaluateSignature(prog="x", judge={"lm": "y"}, lm="m", endpoint="default", reasks=0, demos=0, lp="en-de")

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
+from tribunal.errors import UserError
 from tribunal.eval.data.mtme import LanguagePair
 from tribunal.scorers import MT_PROGRAMS, MQMJudge
 
@@ -71,9 +72,13 @@ def test_the_pair_comes_from_the_row_languages_or_lp():
     judge = MQMJudge(program="gemba-mqm", lm="openai/x")
     feedback = judge(inputs={"source": "a", "source_lang": "Klingon", "target_lang": "English"}, outputs="b")
     assert "MQMJudge(lp=...)" in feedback.error.error_message
-    config = MQMJudge(program="mmad", lm="openai/x", preset="lean", rounds=2, ablate=("stage3",)).evaluate_config("he-en")
-    assert (config.lp, config.mmad.preset, config.mmad.rounds, config.mmad.ablate) == ("he-en", "lean", 2, ("stage3",))
-    assert MQMJudge(program="mqm-ape", lm="openai/x", ablate=("verifier",)).evaluate_config("zh-en").ape.ablate == \
-        ("verifier",)
-    with pytest.raises(ValueError, match="no ablation"):
-        MQMJudge(program="eaprompt", lm="openai/x", ablate=("stage1",)).evaluate_config("zh-en")
+    config = MQMJudge(program="mmad", lm="openai/x", settings={"preset": "lean", "rounds": 2, "ablate": ("stage3",)}
+                      ).evaluate_config("he-en")
+    assert (config.lp, config.settings.preset, config.settings.rounds, config.settings.ablate) == \
+        ("he-en", "lean", 2, ("stage3",))
+    assert MQMJudge(program="mqm-ape", lm="openai/x", settings={"ablate": "verifier"}).evaluate_config("zh-en"
+                                                                                             ).settings.ablate == ("verifier",)
+    with pytest.raises(UserError, match="EAPrompt .eaprompt. takes no settings"):
+        MQMJudge(program="eaprompt", lm="openai/x", settings={"ablate": ("stage1",)}).evaluate_config("zh-en")
+    with pytest.raises(UserError, match="M-MAD has no setting 'round' .its settings: preset, strategy, rounds"):
+        MQMJudge(program="mmad", lm="openai/x", settings={"round": 2}).evaluate_config("zh-en")
