@@ -51,8 +51,6 @@ with warnings.catch_warnings():  # MLflow, numpy, pandas and scipy add filters o
     from tribunal.core.setting_assignments import judge_values
     from tribunal.errors import UserError
 
-MT_PROGRAMS = tuple(JUDGES.names("mt"))  # the registry's MT judges (MQMJudge checks its program against the registry)
-
 
 class _Text:
     """Free text standing in for a structured hypothesis (rules compare ``render()``)."""

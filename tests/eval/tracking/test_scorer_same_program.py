@@ -20,7 +20,8 @@ from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
 from tribunal.errors import UserError
 from tribunal.eval.data.mtme import LanguagePair
-from tribunal.scorers import MT_PROGRAMS, MQMJudge
+from tribunal.core.judges import JUDGES
+from tribunal.scorers import MQMJudge
 
 from tests.eval.mt.helpers import KEY_ENV, SECRET, wmt23
 
@@ -53,7 +54,7 @@ def scorer_bodies(program: str) -> list[bytes]:
     return list(state.bodies)
 
 
-@pytest.mark.parametrize("program", MT_PROGRAMS)
+@pytest.mark.parametrize("program", JUDGES.names("mt"))
 def test_the_scorer_sends_mt_evaluates_requests_byte_for_byte(program, tmp_path, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
     monkeypatch.setenv("DSPY_CACHEDIR", str(tmp_path / "cache"))
