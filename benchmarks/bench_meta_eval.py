@@ -100,7 +100,7 @@ from tribunal.eval.meta.table import meta_eval_table
 data, protocol = Path(sys.argv[1]), sys.argv[2]
 extra = {}
 if "cache" in inspect.signature(load_pairs).parameters:  # this code keeps parsed files in a cache
-    from tribunal.eval.data.score_cache import ScoreCache
+    from tribunal.data.score_cache import ScoreCache
     extra["cache"] = ScoreCache.default()
 best = float("inf")
 for _ in range(7):
@@ -159,7 +159,7 @@ def plain_python_acc_t(gold: np.ndarray, metric: np.ndarray) -> float:
 
 def acc_t_check(data: Path) -> str:
     """In-process, as a ratio within one run: the tie-calibration search against the plain loop, zh-en COMET."""
-    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.data.mtme import LanguagePair
     from tribunal.eval.meta.correlation import tie_calibrated_accuracy, within_item_pairs
     from tribunal.eval.meta.lp_tasks import GoldMatrices, align_metric
 
@@ -236,7 +236,7 @@ def main() -> None:
                         help="protocols whose --significance run the baseline repeats (it can take long)")
     args = parser.parse_args()
 
-    from tribunal.eval.data.score_cache import cache_root
+    from tribunal.data.score_cache import cache_root
 
     work = args.work or cache_root() / "bench"
     release = full_release.build(args.data, work / f"release-{args.metrics}" / "wmt23", args.metrics)

@@ -152,12 +152,12 @@ def all_function_imports(root: Path = ROOT) -> list[tuple[str, int, str]]:
 # layer (``tribunal.core.judges`` is not ``tribunal.core``). ARCHITECTURE.md explains the order.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("tribunal", "tribunal.core", "tribunal.errors", "tribunal.quiet", "tribunal.secrets")),
-    ("data", ("tribunal.eval.data",)),
+    ("data", ("tribunal.data",)),
     ("signatures", ("tribunal.signatures",)),
     ("programs", ("tribunal.programs",)),
     ("runner", ("tribunal.runner",)),
     ("eval", ("tribunal.eval",)),
-    ("service", ("tribunal.core.service",)),  # the judging service: runs a judge over items with eval and the runner
+    ("service", ("tribunal.service",)),  # the judging service: runs a judge over items with eval and the runner
     ("optimizers", ("tribunal.optimizers",)),
     ("app", ("tribunal.cli", "tribunal.scorers", "tribunal.local_build", "tribunal.__main__")),
 )
@@ -167,7 +167,7 @@ _LAYER_OF = {package: (rank, name) for rank, (name, packages) in enumerate(LAYER
 def package_of(module: str) -> str:
     """The layer entry a module belongs to (the longest matching prefix in :data:`LAYERS`).
 
-    ``tribunal.eval.mt.job`` -> ``tribunal.eval``; ``tribunal.eval.data.mtme`` -> ``tribunal.eval.data``.
+    ``tribunal.eval.mt.job`` -> ``tribunal.eval``; ``tribunal.data.mtme`` -> ``tribunal.data``.
     A module directly under ``tribunal/`` that no entry names maps to ``tribunal`` itself (the base).
     """
     parts = module.split(".")

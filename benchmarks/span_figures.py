@@ -24,8 +24,8 @@ import argparse
 import os
 from pathlib import Path
 
-from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.span_files import read_spans
+from tribunal.data.mtme import LanguagePair
+from tribunal.data.span_files import read_spans
 from tribunal.core.spans import span
 from tribunal.eval.meta.spans import SpanOptions
 from tribunal.eval.meta.spans.agreement import pair_counts

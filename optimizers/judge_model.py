@@ -5,7 +5,7 @@ MLflow copies :mod:`tribunal.optimizers.judge_model_code` (a file that only call
 ``mlflow.models.set_model(TunedJudge())``) and the export ``program.json`` into the model. Loading
 (``mlflow.pyfunc.load_model("models:/tribunal-gemba-mqm/3")``) runs that file and
 :meth:`TunedJudge.load_context`, which verifies the export's seal, program and structure
-(:func:`tribunal.eval.data.program_export.read_export`) before anything else.
+(:func:`tribunal.data.program_export.read_export`) before anything else.
 
 ``predict`` takes a DataFrame of items and returns one row per item:
 
@@ -13,7 +13,7 @@ MLflow copies :mod:`tribunal.optimizers.judge_model_code` (a file that only call
   Chinese) -> ``score`` (MQM), ``errors`` (JSON list, spans with character offsets as in ``errors.jsonl``),
   ``unscored_reason`` (None when scored). The
   program is built and run exactly as ``tribunal mt evaluate --program EXPORT`` does, by the judging
-  service (:func:`tribunal.core.service.configure`, :func:`~tribunal.core.service.judge_items`), so
+  service (:func:`tribunal.service.judging.configure`, :func:`~tribunal.service.judging.judge_items`), so
   the same items on the same LM get the same requests and scores. Identical items are judged once.
 - the equivalence judge: ``hypothesis_a, hypothesis_b`` -> ``verdict`` (``same`` / ``different``),
   ``score``, ``unscored_reason``.
@@ -36,7 +36,7 @@ from mlflow.models import ModelSignature
 from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
 
 from tribunal.core.mt_item import JudgeItem
-from tribunal.core.service import JobRequest, configure, judge_factory, judge_items
+from tribunal.service.judging import JobRequest, configure, judge_factory, judge_items
 from tribunal.eval.equiv.rules.llm import LLMJudgeRule
 from tribunal.eval.mt.items import item_key
 from tribunal.eval.mt.grounding import locate

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.data.program_export import export_document, write_export
 from tribunal.eval.mt.run_summary import cap_status
 from tribunal.optimizers.dev_report import objective_report
 from tribunal.optimizers.judge_model_log import log_judge_model

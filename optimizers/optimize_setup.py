@@ -11,7 +11,7 @@ from typing import Any
 
 from tribunal.core.judges import JUDGES
 from tribunal.errors import UserError
-from tribunal.eval.data.output_paths import writable_file
+from tribunal.data.output_paths import writable_file
 from tribunal.eval.tracking.run_signatures import OptimizeSignature
 from tribunal.optimizers.group_examples import group_by_source
 from tribunal.optimizers.lm_roles import build_role_lms

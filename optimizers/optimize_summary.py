@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from tribunal.core.run_summary import ItemCounts, RunSummary, role_usage
-from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.data.run_summary_file import summary_path, write_run_summary
 from tribunal.eval.tracking.usage_metrics import usage_metrics
 from tribunal.optimizers.dev_reliability import unscored_rule
 from tribunal.programs.pricing import spend

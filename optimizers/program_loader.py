@@ -1,4 +1,4 @@
-"""Load a tuned program from its export file (:mod:`tribunal.eval.data.program_export`) into a freshly built one."""
+"""Load a tuned program from its export file (:mod:`tribunal.data.program_export`) into a freshly built one."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import read_export
-from tribunal.eval.data.program_identity import program_identity
+from tribunal.data.program_export import read_export
+from tribunal.data.program_identity import program_identity
 from tribunal.optimizers.program_settings import build_configured
 
 

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from tribunal.core.judges import JUDGES
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import is_program_file
+from tribunal.data.program_export import is_program_file
 from tribunal.programs.registry import program_names
 
 _KIND_LABELS = {"mt": "an MT", "equiv": "an equivalence"}

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import read_export, write_export
+from tribunal.data.program_export import read_export, write_export
 from tribunal.optimizers.optimize_export import ARTIFACT_DIR, ARTIFACT_NAME
 from tribunal.eval.tracking.mlflow_run import mlflow_client
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tribunal.errors import UserError
-from tribunal.eval.data.mqm_tsv import read_mqm_tsv
+from tribunal.data.mqm_tsv import read_mqm_tsv
 
 
 def ted_references(rows: list[Any]) -> list[str]:

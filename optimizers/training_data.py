@@ -31,7 +31,7 @@ from typing import Any, Callable
 from tribunal.errors import UserError
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.optimizers.example_inputs import EQUIV_INPUTS, MT_INPUTS, human_mqm_score
-from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.optimizers.ted_inputs import attach_ted_inputs
 
 MQM_TED_FILES = {"en-de": "mqm_ted_ende.tsv", "zh-en": "mqm_ted_zhen.tsv"}

@@ -12,8 +12,8 @@
 - :class:`MQMJudge` runs any MT program of ``tribunal mt evaluate`` (M-MAD with any preset, strategy
   or ablation, GEMBA-MQM, EAPrompt, GEMBA-ESA, MQM-APE) or a tuned export (``program_file``) on the
   row's ``outputs`` (the translation; or ``inputs["translation"]``). Its run config and program come
-  from the judging service (:func:`tribunal.core.service.configure`,
-  :func:`~tribunal.core.service.judge_factory`), few-shot demos included, as ``mt evaluate``'s do, so
+  from the judging service (:func:`tribunal.service.judging.configure`,
+  :func:`~tribunal.service.judging.judge_factory`), few-shot demos included, as ``mt evaluate``'s do, so
   its requests are byte for byte those of ``mt evaluate`` for the same item and settings. Its
   feedback value is the score; the rationale lists the errors; an item the judge cannot score
   gets feedback with an error (the reason), never a value.
@@ -47,7 +47,7 @@ with warnings.catch_warnings():  # MLflow, numpy, pandas and scipy add filters o
     from tribunal.eval.tracking.mlflow_run import Run
     from tribunal.programs.lm import LMSettings, build_lm
     from tribunal.core.judges import JUDGES, MTJudgeName
-    from tribunal.core.service import JobRequest, NoSettings, configure, judge_factory
+    from tribunal.service.judging import JobRequest, NoSettings, configure, judge_factory
     from tribunal.core.setting_assignments import judge_values
     from tribunal.errors import UserError
 

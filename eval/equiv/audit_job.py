@@ -29,7 +29,7 @@ from tribunal.eval.tracking.run_signatures import EquivAuditSignature
 from tribunal.eval.tracking.equiv_run import audit_run_name, log_rule_judgments, log_suite, rule_run_name
 from tribunal.eval.tracking.usage_metrics import usage_metrics
 from tribunal.eval.usage_summary import usage_fields
-from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.data.run_summary_file import summary_path, write_run_summary
 from tribunal.eval.equiv.audit_summary import audit_run_summary
 from tribunal.eval.equiv.pair_journal import PairJournal, journal_file
 from tribunal.errors import SpendingCapReached

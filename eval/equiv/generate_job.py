@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tribunal.errors import SpendingCapReached
-from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.data.atomic import write_text_atomically
 from tribunal.eval.equiv.checks import PERTURBATION_KINDS, check_perturbation
 from tribunal.eval.equiv.suite import Suite, SuitePair
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.errors import DataFormatError
 from tribunal.core.hypothesis import Hypothesis, Step
 from tribunal.eval.equiv.suite import Suite, SuitePair
 from tribunal.eval.tracking.signature import files_hash

@@ -40,8 +40,8 @@ def answer_limit(settings: Any) -> int:
 
 def pending_items(config: EvaluateConfig) -> tuple[list, dict[str, str]]:
     """The run's items still to judge, and the language names, as :func:`tribunal.eval.mt.job.run_evaluation`."""
-    from tribunal.eval.data.mtme import LanguagePair  # heavy: pulls in numpy
-    from tribunal.eval.data.score_cache import ScoreCache  # heavy: pulls in numpy
+    from tribunal.data.mtme import LanguagePair  # heavy: pulls in numpy
+    from tribunal.data.score_cache import ScoreCache  # heavy: pulls in numpy
     from tribunal.eval.mt.items import select_items  # heavy: pulls in numpy
     from tribunal.programs.mqm.demos import LANGUAGES  # heavy: pulls in pandas
 

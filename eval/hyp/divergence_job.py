@@ -23,7 +23,7 @@ import pandas as pd
 
 from tribunal.core.hyp_records import RunRecord
 from tribunal.errors import SpendingCapReached
-from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.data.atomic import write_text_atomically
 from tribunal.eval.equiv.audit_job import llm_judges
 from tribunal.eval.equiv.rules.base import EquivalenceRule
 from tribunal.eval.hyp.divergence import Matching, divergence_matrix, matching_rule, pair_key

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.errors import DataFormatError
 
 EXAMPLE = "example.json"
 NO_EVIDENCE = "No evidence passages were supplied."

@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tribunal.core.hyp_records import RunRecord
 from tribunal.errors import Interrupted, SpendingCapReached
-from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.data.atomic import write_text_atomically
+from tribunal.data.errors import DataFormatError
+from tribunal.data.folder_lock import folder_lock
 from tribunal.eval.hyp.engagement_job import engagement_shares, label_runs, needs_labels
 from tribunal.eval.hyp.instance import Instance
 from tribunal.eval.hyp.run_log import log_workflow_run

@@ -10,8 +10,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tribunal.core.hyp_records import RunRecord
-from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.atomic import write_text_atomically
+from tribunal.data.errors import DataFormatError
 
 MANIFEST = "manifest.json"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from tribunal.core.run_summary import ItemCounts, RunSummary
-from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.data.run_summary_file import summary_path, write_run_summary
 from tribunal.eval.mt.run_summary import cap_status
 from tribunal.eval.usage_summary import usage_fields
 

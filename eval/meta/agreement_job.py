@@ -15,10 +15,10 @@ from tribunal.eval.meta.report import table_to_tsv
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import AgreementSignature
 from tribunal.eval.tracking.signature import files_hash
-from tribunal.eval.data.judge_scores import read_judge
-from tribunal.eval.data.mtme import LanguagePair, language_pairs
-from tribunal.eval.data.score_cache import ScoreCache
-from tribunal.eval.data.multi_ratings import user_ratings, wmt_raters
+from tribunal.data.judge_scores import read_judge
+from tribunal.data.mtme import LanguagePair, language_pairs
+from tribunal.data.score_cache import ScoreCache
+from tribunal.data.multi_ratings import user_ratings, wmt_raters
 from tribunal.eval.tracking.datasets import log_input
 from tribunal.eval.tracking.names import slug
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from tribunal.errors import UserError
-from tribunal.eval.data.conventions import conventions_for
-from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.data.conventions import conventions_for
+from tribunal.data.mtme import LanguagePair
+from tribunal.data.score_cache import ScoreCache
 from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.meta_eval_job import load_pairs, used_files
 from tribunal.eval.meta.report import table_to_tsv

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from tribunal.errors import UserError
-from tribunal.eval.data.esa_gold import CAMPAIGN_FILES, campaign_protocol, score_file
-from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.score_files import read_seg_scores
+from tribunal.data.esa_gold import CAMPAIGN_FILES, campaign_protocol, score_file
+from tribunal.data.mtme import LanguagePair
+from tribunal.data.score_files import read_seg_scores
 from tribunal.eval.meta.binary_measures import bootstrap, mcc_nulls, mcc_of, measures
 from tribunal.eval.meta.clusters import ranking
 from tribunal.eval.meta.error_free import GOLD_THRESHOLD, from_score, labels_of, mqm_labels

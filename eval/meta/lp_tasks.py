@@ -15,8 +15,8 @@ from functools import cached_property
 
 import numpy as np
 
-from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.errors import DataFormatError
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.correlation import PairIndex
 from tribunal.eval.meta.inputs import INPUTS
 from tribunal.eval.meta.spa import pairwise_p_values

@@ -9,10 +9,10 @@ import pandas as pd
 import time
 
 from tribunal.errors import UserError
-from tribunal.eval.data.conventions import conventions_for
-from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.mtme import LanguagePair, language_pairs
-from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.data.conventions import conventions_for
+from tribunal.data.errors import DataFormatError
+from tribunal.data.mtme import LanguagePair, language_pairs
+from tribunal.data.score_cache import ScoreCache
 from tribunal.eval.meta.blas_threads import one_blas_thread
 from tribunal.eval.meta.clusters import Ranking, significance
 from tribunal.eval.meta.lp_tasks import LpResult
@@ -74,7 +74,7 @@ def load_pairs(data: Path, lps: list[str] | None, scores: tuple[Path, ...] = (),
     ``scores`` are extra folders laid out like ``metric-scores/`` (e.g. a judge's output);
     ``cache`` keeps the parsed score files across runs; ``exclude_degraded`` leaves out the cells a
     tribunal run marked degraded (``NAME-REF.degraded.json``); ``human`` names the gold scores
-    (``esa``: the pair's ESA file, :mod:`~tribunal.eval.data.esa_gold`), searched in ``human-scores/``
+    (``esa``: the pair's ESA file, :mod:`~tribunal.data.esa_gold`), searched in ``human-scores/``
     and then in ``human_dirs``.
     """
     present = language_pairs(data)

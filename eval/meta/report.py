@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 from rich.table import Table
 
-from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.data.atomic import write_text_atomically
 
 
 def _cell(value: object, digits: int | None) -> str:

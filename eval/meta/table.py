@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import (
     AlignedMetric,
     GoldMatrices,

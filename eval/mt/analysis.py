@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.core.item_result import ItemResult
 
 

@@ -24,7 +24,7 @@ SEED = 1234
 def run_ceiling(pair: Any, seg: dict[str, np.ndarray], judge_name: str, judge_scale: str = "mqm",
                 samples: int = SAMPLES, seed: int = SEED) -> AgreementResult | None:
     """The agreement table of the judge's segment scores ``seg`` with the pair's raters, or None."""
-    from tribunal.eval.data.multi_ratings import cell_name, default_raters, wmt_raters  # heavy: pulls in pydantic
+    from tribunal.data.multi_ratings import cell_name, default_raters, wmt_raters  # heavy: pulls in pydantic
 
     judged = {cell_name(s, i): float(v) for s, values in seg.items() for i, v in enumerate(values) if np.isfinite(v)}
     try:
@@ -43,7 +43,7 @@ def run_ceiling(pair: Any, seg: dict[str, np.ndarray], judge_name: str, judge_sc
 
 def _may_overlap(pair: Any, names: list[str], judged: set[str]) -> bool:
     """Whether two or more judged cells may have two or more raters (a quick scan, before parsing ratings)."""
-    from tribunal.eval.data.multi_ratings import rated_cells, rater_file  # heavy: pulls in pydantic
+    from tribunal.data.multi_ratings import rated_cells, rater_file  # heavy: pulls in pydantic
 
     raters: Counter[str] = Counter()
     for name in names:

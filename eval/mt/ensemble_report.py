@@ -13,7 +13,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.data.atomic import write_text_atomically
 
 
 def sampling_summary(sampling: Any, results: dict[str, Any]) -> dict[str, Any]:

@@ -24,9 +24,9 @@ import numpy as np
 
 from tribunal.core.item_result import ItemResult
 from tribunal.errors import UserError
-from tribunal.eval.data.esa_gold import score_file
-from tribunal.eval.data.mtme import LanguagePair
-from tribunal.eval.data.score_files import read_seg_scores
+from tribunal.data.esa_gold import score_file
+from tribunal.data.mtme import LanguagePair
+from tribunal.data.score_files import read_seg_scores
 from tribunal.eval.meta.binary_measures import MEASURES, bootstrap, measures
 from tribunal.eval.meta.error_free import GOLD_THRESHOLD, SCALE_THRESHOLDS, from_judgment, from_score, mqm_error_free
 from tribunal.eval.meta.error_free_job import gold_labels

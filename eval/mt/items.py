@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tribunal.core.mt_item import JudgeItem
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.segment_context import segment_context
 
 

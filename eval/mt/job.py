@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tribunal.errors import Interrupted, UserError
-from tribunal.eval.data.run_summary_file import summary_path, write_run_summary
+from tribunal.data.run_summary_file import summary_path, write_run_summary
 from tribunal.eval.mt.run_summary import mt_run_summary
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
-from tribunal.eval.data.folder_lock import folder_lock
-from tribunal.eval.data.output_paths import writable_folder
+from tribunal.data.folder_lock import folder_lock
+from tribunal.data.output_paths import writable_folder
 from tribunal.eval.mt.ensemble_report import sampling_summary, write_samples_table
 from tribunal.eval.mt.journal import Journal, JournalWriteError, journal_path
 from tribunal.eval.mt.async_judging import RUNNERS
@@ -93,8 +93,8 @@ def run_evaluation(config: EvaluateConfig, tracking: TrackingSettings, engine: A
     The MLflow run is opened before the work and gets a trace per judged item as it lands
     (``trace_sample``: see :mod:`tribunal.eval.tracking.traces`).
     """
-    from tribunal.eval.data.mtme import LanguagePair  # heavy: pulls in numpy
-    from tribunal.eval.data.score_cache import ScoreCache  # heavy: pulls in numpy
+    from tribunal.data.mtme import LanguagePair  # heavy: pulls in numpy
+    from tribunal.data.score_cache import ScoreCache  # heavy: pulls in numpy
     from tribunal.eval.mt.items import select_items  # heavy: pulls in numpy
     from tribunal.eval.mt.outputs import counted, segment_scores, system_level_gap, write_outputs  # heavy: pulls in numpy
     from tribunal.eval.mt.analysis import covered_scores, debate_rounds, debate_summary  # heavy: pulls in numpy

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from tribunal.core.item_result import ItemResult
 from tribunal.errors import EnvironmentFailure
-from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.atomic import write_text_atomically
+from tribunal.data.errors import DataFormatError
 from tribunal.secrets import redact_text
 from tribunal.eval.tracking.signature import text_hash
 

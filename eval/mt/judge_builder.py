@@ -2,7 +2,7 @@
 
 The thread runner (:mod:`tribunal.eval.mt.job`), the worker processes
 (:mod:`tribunal.eval.mt.processes`), the batch runner (:mod:`tribunal.eval.mt.batch.runner`) and the
-judging service (:func:`tribunal.core.service.judge_factory`) all call :func:`program_factory`.
+judging service (:func:`tribunal.service.judging.judge_factory`) all call :func:`program_factory`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 from tribunal.core.judges import build_judge
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import read_export
-from tribunal.eval.data.program_identity import program_identity
+from tribunal.data.program_export import read_export
+from tribunal.data.program_identity import program_identity
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.eval.tracking.call_log import attach_call_log
 from tribunal.programs.lm import build_lm, build_role_lms

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import JsonValue
 
-from tribunal.eval.data.atomic import write_text_atomically
-from tribunal.eval.data.score_files import write_seg_scores, write_sys_scores
+from tribunal.data.atomic import write_text_atomically
+from tribunal.data.score_files import write_seg_scores, write_sys_scores
 from tribunal.eval.mt.items import RunItems
 from tribunal.core.call_trace import CallTrace
 from tribunal.core.degraded_role import DegradedRole

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import GoldMatrices, evaluate_metric_lp  # not wmt23: it imports pandas
 from tribunal.eval.meta.statistics import per_lp_tasks
 from tribunal.eval.mt.items import RunItems

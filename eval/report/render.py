@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from tribunal.eval.data.atomic import write_text_atomically
+from tribunal.data.atomic import write_text_atomically
 from tribunal.eval.meta.statistics import per_lp_tasks
 
 DATA_ID = "tribunal-page-data"

@@ -24,7 +24,7 @@ from tribunal.errors import EnvironmentFailure
 from tribunal.eval.tracking.names import entity_key, run_name
 from tribunal.secrets import redact, redact_text
 from tribunal.errors import Interrupted
-from tribunal.eval.data.output_paths import writable_file
+from tribunal.data.output_paths import writable_file
 from tribunal.eval.tracking.run_names import describe_run
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"

@@ -16,7 +16,7 @@ from typing import Iterable, Protocol, get_args
 import dspy
 
 from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
-from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+from tribunal.data.mqm_tsv import annotated_segments, read_mqm_tsv
 from tribunal.signatures.mqm.errors import DIMENSIONS, GembaError
 from tribunal.signatures.mqm.esa_spans import ESAError
 from tribunal.signatures.mqm.dimensions import ASSESSORS

@@ -47,8 +47,8 @@ from typing import Any, Callable
 import dspy
 
 from tribunal.core.mqm_annotation import AnnotatedSegment, MQMRow
-from tribunal.eval.data.mqm_tsv import annotated_segments, parse_mqm_tsv, read_mqm_tsv
-from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.data.mqm_tsv import annotated_segments, parse_mqm_tsv, read_mqm_tsv
+from tribunal.data.score_cache import ScoreCache
 from tribunal.programs.mqm.fixed_demos_cache import Chosen, cached_choice
 from tribunal.programs.mqm.demos import (MAX_CHARS, TED_FILES, _languages, dimension_demos, dimension_errors,
                                          ted_file_for)

@@ -3,7 +3,7 @@
 Choosing the fixed demos (:mod:`tribunal.programs.mqm.fixed_demos`) parses the whole TED MQM file
 and ranks every short segment by sha256 five times: about a quarter of a second, the same for every
 run of a pair. The choice (each agent's sources, translations and typed errors) is stored as JSON in
-a :class:`~tribunal.eval.data.score_cache.ScoreCache` entry of the TED file, whose kind names
+a :class:`~tribunal.data.score_cache.ScoreCache` entry of the TED file, whose kind names
 everything else the choice depends on (the caller's ``setting``: the rule's version, the pair's mix,
 the count, coupled or not, guided or not, and the fields of the error types). A changed TED file is
 chosen from anew (the cache checks it as it checks a score file); an entry that no longer validates
@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from tribunal.eval.data.errors import DataFormatError
-from tribunal.eval.data.score_cache import Parsed, ScoreCache
+from tribunal.data.errors import DataFormatError
+from tribunal.data.score_cache import Parsed, ScoreCache
 
 Chosen = dict[str, list[tuple[str, str, list]]]
 """``{agent: [(source, translation, typed errors)]}``: the demos a rule picks, before they become examples."""

@@ -19,7 +19,7 @@ from tests.support.mqm_fakes import synthetic_judge
 from tests.support.small_mtme import write_small_mtme
 from tests.support.strict_judge import STRICT, registered
 from tribunal.cli import app
-from tribunal.eval.data.score_files import read_seg_scores
+from tribunal.data.score_files import read_seg_scores
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.programs.lm import LMSettings
 
@@ -83,7 +83,7 @@ def test_mt_evaluate_honours_S_and_the_config_section_alike(strict, served, tmp_
     assert any(v for values in plain.values() for v in values)  # the scripted judge finds errors
     assert doubled == {system: [2 * v for v in values] for system, values in plain.items()}
     # -S overrides the config file; a wrong name is one line naming the judge and its settings
-    from tests.core.test_service import cli_config
+    from tests.service.test_judging import cli_config
 
     for given, expected in (((), "high"), (("-S", "strictness=low"), "low")):
         chosen = cli_config(monkeypatch, tmp_path, "--program", strict.name, "--config", str(config), *given)
@@ -113,7 +113,7 @@ def test_the_scorer_takes_its_settings(strict, served):
 def test_the_pyfunc_model_of_an_export_keeps_its_setting(strict, served, tmp_path):
     import pandas as pd
 
-    from tribunal.eval.data.program_export import export_document, write_export
+    from tribunal.data.program_export import export_document, write_export
     from tribunal.optimizers.judge_model import TunedJudge
     from tribunal.optimizers.program_settings import build_configured
 

@@ -9,9 +9,9 @@ from collections import defaultdict
 import pytest
 
 from tests.conftest import shared_data
-from tribunal.eval.data.multi_ratings import error_weight
+from tribunal.data.multi_ratings import error_weight
 from tribunal.core.spans import Span
-from tribunal.eval.data.ratings import read_ratings
+from tribunal.data.ratings import read_ratings
 from tribunal.optimizers.example_inputs import human_mqm_score
 from tribunal.programs.mqm.scoring import wmt_mqm_score
 from tribunal.core.wmt_weights import wmt_weight
@@ -84,7 +84,7 @@ def test_the_rule_reproduces_wmt23s_published_segment_scores(wmt23_root, lp):
 
 @pytest.mark.parametrize("lp", ["ende", "zhen"])
 def test_the_training_score_reproduces_ted_mqms_averaged_scores(lp):
-    from tribunal.eval.data.mqm_tsv import annotated_segments, read_mqm_tsv
+    from tribunal.data.mqm_tsv import annotated_segments, read_mqm_tsv
 
     folder = shared_data() / "mqm-ted"
     if not folder.is_dir():

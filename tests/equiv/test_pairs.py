@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from tribunal.cli import main
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.errors import DataFormatError
 from tribunal.eval.equiv.pairs import load_pairs
 from tribunal.eval.equiv.suite import default_suite_path
 

@@ -40,7 +40,7 @@ def test_the_engagement_judge_speaks_the_papers_words():
 
 
 def test_stepwise_is_a_rubric_of_the_cli_the_scorer_optimize_and_exports(tmp_path):
-    from tribunal.eval.data.program_export import export_document, write_export
+    from tribunal.data.program_export import export_document, write_export
     from tribunal.optimizers.program_loader import load_program
     from tribunal.optimizers.program_source import resolve_program
     from tribunal.scorers import EquivalenceJudge

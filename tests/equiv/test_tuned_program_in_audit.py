@@ -6,7 +6,7 @@ import pytest
 
 from tribunal.errors import UserError
 from tribunal.eval.equiv.suite import load_suite
-from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.data.program_export import export_document, write_export
 from tribunal.optimizers.program_source import resolve_program
 from tribunal.programs.equiv_judge import EquivalenceJudge
 

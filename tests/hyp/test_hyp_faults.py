@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.cli import assert_one_line_error, run_cli
 from tribunal.errors import FolderBusy
-from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.data.folder_lock import folder_lock
 from tribunal.eval.hyp.instance import load_instance
 from tribunal.eval.hyp.run_job import RunSettings, run_workflow
 from tribunal.eval.tracking.mlflow_run import TrackingSettings

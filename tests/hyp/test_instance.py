@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.errors import DataFormatError
 from tribunal.eval.hyp.instance import NO_EVIDENCE, load_instances, parse_instances
 
 BASE = {"research_question": "q", "observed_finding": "f", "opening_hypotheses": ["o"]}

@@ -125,7 +125,7 @@ def labeled_optimize(tmp_path, monkeypatch, program: str, train: str, dev: str, 
 
     from tests.support.injected_engine import use_engine
     from tribunal.cli import app
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.data.program_export import read_export
 
     monkeypatch.chdir(tmp_path)
     use_engine(monkeypatch, "tests.optimizers.mqm_task:engine")

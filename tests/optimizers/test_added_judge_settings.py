@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from tests.support.injected_engine import use_engine
 from tests.support.strict_judge import registered
 from tribunal.cli import app
-from tribunal.eval.data.program_export import read_export
+from tribunal.data.program_export import read_export
 from tribunal.optimizers.program_loader import load_program
 
 ENGINE = "tests.optimizers.mqm_task:engine"

@@ -11,7 +11,7 @@ import pytest
 from dspy.utils import DummyLM
 
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import export_document, read_export, write_export
+from tribunal.data.program_export import export_document, read_export, write_export
 from tribunal.optimizers.program_loader import load_program
 from tribunal.programs.registry import register_program
 
@@ -94,7 +94,7 @@ def test_file_for_another_program_is_refused(exported, tmp_path):
         load_program(exported, expected_name="test-other")
     document = json.loads(exported.read_text())
     document["program"]["name"] = "test-other"  # re-sealed forgery: structure check still catches it
-    from tribunal.eval.data.program_export import _seal
+    from tribunal.data.program_export import _seal
 
     document["sha256"] = _seal(document)
     forged = tmp_path / "forged.json"

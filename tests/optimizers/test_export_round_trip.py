@@ -19,7 +19,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import answer, synthetic_judge
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
 from tribunal.optimizers.dev_eval import evaluate_program
-from tribunal.eval.data.program_export import read_export
+from tribunal.data.program_export import read_export
 from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.optimize_job import METRICS, OptimizeRequest, run_optimize
 from tribunal.optimizers.training_data import load_training_data

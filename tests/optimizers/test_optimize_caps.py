@@ -12,7 +12,7 @@ MODEL = "openai/gpt-4o-mini"
 
 
 def test_a_call_cap_under_optimize_exports_the_best_candidate_scored_before_it(tmp_path, monkeypatch):
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.data.program_export import read_export
     from tribunal.optimizers.program_loader import load_program
 
     monkeypatch.chdir(tmp_path)

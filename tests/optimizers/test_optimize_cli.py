@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from tests.support.injected_engine import use_engine
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import read_export
+from tribunal.data.program_export import read_export
 from tribunal.optimizers.program_loader import load_program
 
 KEY = "sk-planted-optimize-0123456789abcdef"

@@ -45,7 +45,7 @@ def test_trials_nested_under_the_parent_run(optimizer, tmp_path, monkeypatch, ml
 
 
 def test_an_exported_program_can_be_tuned_again(tmp_path, monkeypatch):
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.data.program_export import read_export
 
     use_engine(monkeypatch, "tests.optimizers.toy_task:engine")
     first = run_optimize(OptimizeRequest(program="test-toy-equiv", optimizer="labeled", train="suite:0-8",

@@ -15,7 +15,7 @@ from tests.support.injected_engine import use_engine
 from tests.optimizers.mqm_task import DemoGatedEngine
 from tribunal.cli import app
 from tribunal.eval.tracking.mlflow_run import TrackingSettings
-from tribunal.eval.data.program_export import read_export
+from tribunal.data.program_export import read_export
 from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.optimize_job import OptimizeRequest, run_optimize
 

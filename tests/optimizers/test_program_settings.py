@@ -7,9 +7,9 @@ from typer.testing import CliRunner
 
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.data.program_export import export_document, write_export
 from tribunal.optimizers.program_loader import load_program
-from tribunal.eval.data.program_identity import program_identity
+from tribunal.data.program_identity import program_identity
 from tribunal.optimizers.program_settings import build_configured, parse_assignments, program_config
 from tribunal.optimizers.program_source import resolve_program
 from tribunal.programs.mqm.mmad import MMAD

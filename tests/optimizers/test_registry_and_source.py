@@ -8,7 +8,7 @@ from dspy import teleprompt
 from tests.optimizers.toy_task import ToyEngine, ToyJudge, toy_examples, toy_lm
 from tribunal.errors import UserError
 from tribunal.optimizers.equiv_metric import EquivalenceMetric
-from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.data.program_export import export_document, write_export
 from tribunal.optimizers.program_source import resolve_program
 from tribunal.optimizers.registry import OPTIMIZERS, TuningContext, optimizer_spec, plan
 

@@ -18,7 +18,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import read_export
+from tribunal.data.program_export import read_export
 from tribunal.optimizers.program_loader import load_program
 from tribunal.optimizers.program_settings import build_configured, program_config
 from tribunal.optimizers.training_data import load_training_data

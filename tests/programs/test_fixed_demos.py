@@ -138,7 +138,7 @@ def test_the_real_ted_pool_gives_the_published_severity_mix_per_dimension_and_pa
 @pytest.mark.skipif(not TED.is_dir(), reason="TED MQM data not found (set TRIBUNAL_DATA)")
 @pytest.mark.parametrize("lp", ["zh-en", "en-de"])
 def test_the_real_non_translation_demo_is_the_next_segment_of_the_same_talk(lp):
-    from tribunal.eval.data.mqm_tsv import read_mqm_tsv
+    from tribunal.data.mqm_tsv import read_mqm_tsv
     from tribunal.programs.mqm.demos import ted_file_for
 
     nt = fixed_demos(TED, lp, 4)["accuracy"][-1]

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tribunal.eval.data.score_cache import ScoreCache
+from tribunal.data.score_cache import ScoreCache
 from tribunal.programs.mqm import fixed_demos as rule
 from tribunal.programs.mqm.fixed_demos import fixed_demos
 
@@ -49,7 +49,7 @@ def test_a_changed_ted_file_is_chosen_from_anew(pool, tmp_path):  # noqa: F811
 
 
 def test_a_missing_ted_file_is_named_as_without_the_cache(tmp_path):
-    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.data.errors import DataFormatError
 
     for cache in (None, ScoreCache(tmp_path / "cache")):
         with pytest.raises(DataFormatError, match="mqm_ted_zhen.tsv.*file not found"):

@@ -7,7 +7,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
-from tribunal.eval.data.program_identity import program_identity
+from tribunal.data.program_identity import program_identity
 from tribunal.core.judges import JUDGES, build_judge
 from tribunal.programs.mqm.segment_inputs import SegmentInputs
 from tribunal.signatures.mqm.consensus import ConsensusCheck

@@ -47,7 +47,7 @@ def test_demo_runs_the_whole_loop_on_the_local_model(local_model, model_report, 
     import tribunal.eval.equiv.rules.embedding as embedding
     import tribunal.eval.meta.meta_eval_job as meta_eval_job
     from tribunal.cli.demo_pages import SMALL_MODEL_NOTE
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.data.program_export import read_export
 
     computed = meta_eval_job.run_meta_eval
     monkeypatch.setattr(meta_eval_job, "run_meta_eval",

@@ -6,7 +6,7 @@
   the warnings filters, the root logger) taken after ``import dspy`` and after tribunal has, in turn,
   been imported (``tribunal.scorers``), judged one item through :class:`~tribunal.scorers.MQMJudge`,
   through the pyfunc model (:class:`~tribunal.optimizers.judge_model.TunedJudge`, on an export written
-  in EXPORT_DIR) and through the judging service (:func:`~tribunal.core.service.judge_items`);
+  in EXPORT_DIR) and through the judging service (:func:`~tribunal.service.judging.judge_items`);
 - ``judged``: what each door answered (a score, or why not);
 - ``configure_from_new_thread``: ``"ok"``, or the error ``dspy.configure(lm=...)`` raised in a new thread.
 
@@ -57,7 +57,7 @@ def _pyfunc(api_base: str, folder: Path) -> dict[str, Any]:
     import pandas as pd
     from types import SimpleNamespace
 
-    from tribunal.eval.data.program_export import export_document, write_export
+    from tribunal.data.program_export import export_document, write_export
     from tribunal.optimizers.judge_model import TunedJudge
     from tribunal.optimizers.program_settings import build_configured
 
@@ -75,7 +75,7 @@ def _pyfunc(api_base: str, folder: Path) -> dict[str, Any]:
 
 def _service(api_base: str) -> dict[str, Any]:
     from tribunal.core.mt_item import JudgeItem
-    from tribunal.core.service import JobRequest, configure, judge_items
+    from tribunal.service.judging import JobRequest, configure, judge_items
     from tribunal.programs.lm import LMSettings
 
     lm = LMSettings(model="openai/judge", api_base=api_base, api_key_env=KEY_ENV, cache=False)

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.core.spans import Span
 from tribunal.eval.meta.spans.legacy import LEGACY_KEYS, legacy_scores
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.lp_tasks import (  # noqa: F401  (re-exported)
     AlignedMetric,
     GoldMatrices,

@@ -12,7 +12,7 @@ from tests.support.cli import assert_one_line_error, run_cli
 @pytest.fixture
 def tuned_full_judge(tmp_path):
     """A sealed export of the equivalence judge with the ``full`` rubric."""
-    from tribunal.eval.data.program_export import export_document, write_export
+    from tribunal.data.program_export import export_document, write_export
     from tribunal.programs.equiv_judge import EquivalenceJudge
 
     return write_export(export_document(EquivalenceJudge("full"), "equiv-llm", {"rubric": "full"}, {}),

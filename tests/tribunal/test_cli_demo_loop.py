@@ -50,7 +50,7 @@ def test_the_loop_tunes_exports_judges_with_the_tuned_program_and_compares(quick
                                                                            empty_sqlite_store):
     from mlflow.tracking import MlflowClient
 
-    from tribunal.eval.data.program_export import read_export
+    from tribunal.data.program_export import read_export
 
     store = quick_demo / "mlflow.db"
     shutil.copy(empty_sqlite_store, store)

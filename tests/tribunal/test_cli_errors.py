@@ -75,7 +75,7 @@ def test_export_out_naming_a_folder_is_refused_before_the_store_is_read(capsys, 
 
 
 def test_a_resealed_export_without_program_or_state_is_refused(capsys, tmp_path):
-    from tribunal.eval.data.program_export import _seal, export_document, read_export, write_export
+    from tribunal.data.program_export import _seal, export_document, read_export, write_export
     from tribunal.programs.equiv_judge import EquivalenceJudge
 
     document = export_document(EquivalenceJudge(), "equiv-llm", {}, {})

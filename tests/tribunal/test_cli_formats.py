@@ -119,7 +119,7 @@ def test_machine_readable_lines_are_never_wrapped():
 
 @pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
 def test_result_files_get_the_mode_of_an_ordinary_open(tmp_path, umask):
-    from tribunal.eval.data.atomic import current_umask, write_text_atomically
+    from tribunal.data.atomic import current_umask, write_text_atomically
 
     previous = os.umask(umask)
     try:

@@ -63,7 +63,7 @@ def test_config_file_and_mmad_flags(tmp_path, capsys, monkeypatch, server, wmt23
     assert (tmp_path / "out" / "metric-scores" / "zh-en" / "MyJudge-src.seg.score").is_file()
     cells = [json.loads(line) for line in (tmp_path / "out" / "errors.jsonl").read_text().splitlines()]
     assert {c["system"] for c in cells} == {"Lan-BridgeMT"}  # systems from the config file
-    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.data.mtme import LanguagePair
 
     gold = LanguagePair(wmt23_root, "zh-en").gold_seg["Lan-BridgeMT"]
     assert all(gold[c["segment"]] is not None for c in cells)  # --rated-only

@@ -85,7 +85,7 @@ def test_an_lm_command_prints_only_its_own_lines_without_verbose(tmp_path, wmt23
 
 
 def _umask() -> int:
-    from tribunal.eval.data.atomic import current_umask
+    from tribunal.data.atomic import current_umask
 
     return current_umask()
 

@@ -82,7 +82,7 @@ def test_bad_options_and_files_are_one_line_errors(capsys, tmp_path):
 
 
 def test_named_formats_one_rater_greedy_and_a_seed(capsys, tmp_path):
-    from tribunal.eval.data.span_files import write_spans
+    from tribunal.data.span_files import write_spans
     from tribunal.core.spans import SegmentSpans, span
 
     text = "I want you to take a moment to consider the very simple fact."

@@ -34,7 +34,7 @@ def fetch(
 
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn  # startup: kept out of `tribunal --help`
 
-    from tribunal.eval.data.fetch import MTME_ARCHIVE_URL, TEST_SETS, download, extract_test_sets  # startup: kept out of `tribunal --help`
+    from tribunal.data.fetch import MTME_ARCHIVE_URL, TEST_SETS, download, extract_test_sets  # startup: kept out of `tribunal --help`
 
     unknown = [n for n in names if n not in TEST_SETS]
     if unknown:
@@ -71,7 +71,7 @@ def check(data: Optional[Path] = typer.Option(
     scores) as the meta-evaluation would and prints what each language pair holds, or stops at
     the first bad line with its file and line number (exit status 2).
     """
-    from tribunal.eval.data.mtme import LanguagePair, language_pairs  # heavy: pulls in numpy, pydantic
+    from tribunal.data.mtme import LanguagePair, language_pairs  # heavy: pulls in numpy, pydantic
     from tribunal.eval.meta.lp_tasks import GoldMatrices  # heavy: pulls in numpy, pydantic
     from tribunal.eval.meta.protocols import get_protocol  # startup: kept out of `tribunal --help`
 
@@ -117,7 +117,7 @@ def cache_clear() -> None:
     $TRIBUNAL_CACHE/scores (else $XDG_CACHE_HOME/tribunal/scores or ~/.cache/tribunal/scores)
     and re-read a file only when it changed. Clearing is never needed for correctness; it frees the space.
     """
-    from tribunal.eval.data.score_cache import ScoreCache  # heavy: pulls in numpy
+    from tribunal.data.score_cache import ScoreCache  # heavy: pulls in numpy
 
     cache = ScoreCache.default()
     entries, size = cache.clear()

@@ -94,7 +94,7 @@ def run_demo(ctx: typer.Context, args: DemoArgs) -> None:
     """Run every step the data and the LM allow (a failed step is one line), then the MLflow summary and the
     pages to look at; exits with the steps' status (2 if one failed, 5 if the cap stopped them)."""
     from tribunal.cli.demo_steps import DemoSteps  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
 
     lm, api_base, api_key_env, cache, out = demo_model(args), args.api_base, args.api_key_env, args.cache, args.out
     max_tokens = args.max_tokens or _local_limit(lm)
@@ -215,7 +215,7 @@ def _mmad_demo(console, wmt23: Path, out: Path, tracking, model: Optional[str], 
                       "run M-MAD on a few WMT23 items (or install the local model, `tribunal local install`: llama.cpp "
                       "built for this CPU, to run them on a small model on this machine).[/dim]")
         return
-    from tribunal.core.service import JobRequest, configure  # startup: kept out of `tribunal --help`
+    from tribunal.service.judging import JobRequest, configure  # startup: kept out of `tribunal --help`
     from tribunal.programs.lm import LMSettings  # startup: kept out of `tribunal --help`
 
 

@@ -20,7 +20,7 @@ from tribunal.cli.mt_evaluate import run_and_report
 from tribunal.cli.numbers import number
 from tribunal.cli.progress import progress_bars
 from tribunal.cli.runs import compare_runs
-from tribunal.core.service import JobRequest, configure
+from tribunal.service.judging import JobRequest, configure
 
 PROGRAM = "gemba-mqm"
 TUNED_NAME = "GEMBA-MQM-tuned"

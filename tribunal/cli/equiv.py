@@ -130,7 +130,7 @@ def generate(
     --out, usable as --suite), the others are listed with the reason. The run is logged to MLflow.
     """
     from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
     from tribunal.eval.tracking.generate_run import run_generation  # heavy: pulls in pydantic
 
     writable_file(out, "--out")

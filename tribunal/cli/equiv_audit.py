@@ -123,8 +123,8 @@ def run_audit_command(ctx: typer.Context, args: AuditArgs) -> None:
     """Check the options, build the rules, then estimate (``--estimate``) or run the audit into ``--out``,
     print it and exit with the capped or unscored status when it applies."""
     from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.folder_lock import folder_lock  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.data.folder_lock import folder_lock  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
     from tribunal.eval.equiv.audit_job import run_audit  # heavy: pulls in sklearn, pandas
 
     options = checked_rule_options(args)

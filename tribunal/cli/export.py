@@ -29,7 +29,7 @@ def export(
     Fetches program/program.json from the run, verifies it (seal, program, no credentials) and
     writes it to --out, ready for --program FILE in optimize, mt evaluate and equiv audit.
     """
-    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
     from tribunal.optimizers.run_export import export_run  # heavy: pulls in scipy, numpy
 
     writable_file(out, "--out")

@@ -75,7 +75,7 @@ def run_divergence_command(ctx: typer.Context, args: DivergenceArgs) -> None:
     from tribunal.eval.hyp.divergence import MATCHINGS  # heavy: pulls in numpy, pydantic
     from tribunal.eval.hyp.divergence_job import (DivergenceCapped, DivergenceSettings,
                                                   run_divergence)  # heavy: dspy, pandas
-    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
     from tribunal.eval.hyp.joint_permutation import ALTERNATIVES  # heavy: pulls in numpy
 
     if not (args.run_dir / "runs").is_dir():

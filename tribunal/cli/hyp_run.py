@@ -99,7 +99,7 @@ def run_folder(args: RunArgs, loaded: list) -> Path:
 def run_hyp_command(ctx: typer.Context, args: RunArgs) -> None:
     """Check the options, then estimate (``--estimate``) or run the workflow into the run folder, print its
     summary and exit with the capped or unscored status when it applies."""
-    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
     from tribunal.eval.hyp.run_job import RunSettings, run_workflow  # heavy: pulls in dspy, pydantic
     from tribunal.programs.lm import LMSettings  # heavy: pulls in pydantic
 

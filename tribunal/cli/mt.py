@@ -89,7 +89,7 @@ def meta_eval(
     --significance adds WMT's significance clusters. The run is logged to MLflow.
     """
     from tribunal.eval.meta.meta_eval_job import run_meta_eval  # heavy: pulls in pandas, pyarrow
-    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
 
     settings = tracking_settings(tracking_uri, no_track, experiment)
     if output:

@@ -72,7 +72,7 @@ def agreement(
     tau-b, each with a 95% bootstrap interval over items; the raters' mean pairwise agreement, and the
     judge's mean over the raters as a share of it. The run is logged to MLflow.
     """
-    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
     from tribunal.eval.meta.agreement_job import run_agreement  # heavy: pulls in pandas, pyarrow
     from tribunal.eval.meta.agreement_stats import KAPPA_WEIGHTS  # heavy: pulls in numpy
     from tribunal.eval.meta.report import write_tsv  # heavy: pulls in pandas, pyarrow

@@ -104,7 +104,7 @@ def evaluate(
     covered cells against the human MQM scores and logs an MLflow run with a trace per item. A run
     is journaled: rerunning the same command resumes it.
     """
-    from tribunal.core.service import JobRequest, configure, layered  # startup: kept out of `tribunal --help`
+    from tribunal.service.judging import JobRequest, configure, layered  # startup: kept out of `tribunal --help`
     from tribunal.eval.mt.config import load_config_file  # heavy: pulls in dspy
     from tribunal.programs.lm import parse_role_lms  # startup: kept out of `tribunal --help`
 
@@ -164,7 +164,7 @@ def evaluate(
 
 def _with_settings(merged: dict, assignments: list[str] | None, flags: dict) -> dict:
     """``merged`` with the command line's settings of its program (``-S``, the judge's flags) in its section."""
-    from tribunal.core.service import JobRequest, layered  # startup: kept out of `tribunal --help`
+    from tribunal.service.judging import JobRequest, layered  # startup: kept out of `tribunal --help`
 
     judge = JUDGES.find(merged.get("program") or JUDGES.default("mt"))
     values = setting_values(judge, assignments, flags) if judge is not None else {}
@@ -184,7 +184,7 @@ def validation_line(err: ValidationError, merged: dict) -> str:
 
 def _estimate(settings, tracking, as_json: bool) -> None:
     """``--estimate``: the run rehearsed and its cost shown; nothing is sent, no MLflow run is made."""
-    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
     from tribunal.eval.estimate.mt_estimate import estimate_evaluation  # startup: kept out of `tribunal --help`
 
     try:
@@ -222,8 +222,8 @@ def _sampling_notice(settings) -> None:
 def run_and_report(settings, tracking, engine=None, trace_sample=None, cap=None):
     """Run with a progress bar on stderr, print the summary and return the result (shared with ``tribunal demo``)."""
     from tribunal.cli.progress import progress_bars  # startup: kept out of `tribunal --help`
-    from tribunal.core.service import run  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.service.judging import run  # startup: kept out of `tribunal --help`
+    from tribunal.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
 
     label = f"judging {settings.metric_name} {settings.lp}"
     with progress_bars() as report:

@@ -71,9 +71,9 @@ def span_eval(
     partial credit) with an optimal one-to-one matching, on target-side spans. Segments are those in
     both files. See docs/reference/span-eval.md for the definitions and the choices made.
     """
-    from tribunal.eval.data.atomic import write_text_atomically  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
-    from tribunal.eval.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
+    from tribunal.data.atomic import write_text_atomically  # startup: kept out of `tribunal --help`
+    from tribunal.data.errors import DataFormatError  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_file  # startup: kept out of `tribunal --help`
     from tribunal.eval.meta.spans.job import SpanEvalRequest, run_span_eval  # heavy: pulls in pandas, scipy
 
     options = span_options(measure, matching, assignment, averaging, severity_penalty, severity_weights, side)

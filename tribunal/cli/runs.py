@@ -69,7 +69,7 @@ def compare_runs(
     (OUT/compare.html, logged to the comparison run; `tribunal runs view` opens it).
     """
     from tribunal.cli.runs_render import print_records, print_side_by_side  # heavy: pulls in pandas, pyarrow
-    from tribunal.eval.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
+    from tribunal.data.output_paths import writable_folder  # startup: kept out of `tribunal --help`
     from tribunal.eval.tracking.runs_view import compare, find_runs, runs_by_id  # heavy: pulls in pandas, pyarrow
 
     writable_folder(out, "--out")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tribunal.eval.data.span_files import read_spans
+from tribunal.data.span_files import read_spans
 from tribunal.eval.meta.spans.agreement import pair_counts, rater_ceiling
 from tribunal.eval.meta.spans.options import SpanOptions, check_severities
 from tribunal.eval.meta.spans.scoring import aggregate, countable

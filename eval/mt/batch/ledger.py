@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tribunal.eval.data.errors import DataFormatError
+from tribunal.data.errors import DataFormatError
 from tribunal.eval.tracking.signature import text_hash
 
 

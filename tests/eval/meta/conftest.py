@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tribunal.eval.data.score_cache import ScoreCache
-from tribunal.eval.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
+from tribunal.data.score_cache import ScoreCache
+from tribunal.data.score_files import read_domain_scores, read_seg_scores, read_sys_scores
 
 READERS = {"seg": read_seg_scores, "sys": read_sys_scores, "domain": read_domain_scores}
 

@@ -15,7 +15,7 @@ from scipy.stats import rankdata
 
 from tests.eval.meta.test_clusters import build_known_clusters
 from tests.support.cli import run_cli
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.correlation import pearson
 from tribunal.eval.meta.inputs import INPUTS
 from tribunal.eval.meta.protocols import PROTOCOLS

@@ -79,9 +79,9 @@ def test_wmt23_raters_by_name_and_a_metric_as_the_judge(wmt23_root, capsys):
     assert "items rated by 2 raters" in outcome.out and cells[2].strip() == "270"
     import krippendorff
 
-    from tribunal.eval.data.judge_scores import read_judge
-    from tribunal.eval.data.mtme import LanguagePair
-    from tribunal.eval.data.multi_ratings import wmt_raters
+    from tribunal.data.judge_scores import read_judge
+    from tribunal.data.mtme import LanguagePair
+    from tribunal.data.multi_ratings import wmt_raters
 
     pair = LanguagePair(wmt23_root, "zh-en")
     table = wmt_raters(pair, ["mqm.rater1", "mqm.rater2"])

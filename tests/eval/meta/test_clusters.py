@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.stats import pearsonr
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.clusters import assign_ranks, ranking, significance
 from tribunal.eval.meta.correlation import PairIndex, pair_correct
 from tribunal.eval.meta.protocols import PROTOCOLS

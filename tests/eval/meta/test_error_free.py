@@ -126,7 +126,7 @@ CAMPAIGN = Path(os.environ.get("TRIBUNAL_DATA", "/nonexistent")) / "esa-wmt23"
 
 @pytest.mark.skipif(not (CAMPAIGN / "240315rc5ESA.scores.csv").is_file(), reason="no ESA campaign data")
 def test_campaign_table_has_the_rater_ceiling_and_converted_annotations():
-    from tribunal.eval.data.mtme import LanguagePair
+    from tribunal.data.mtme import LanguagePair
     from tribunal.eval.meta.error_free_job import run_error_free
 
     pair = LanguagePair(CAMPAIGN.parent / "wmt23", "en-de", gold="esa", human_dirs=(CAMPAIGN,))

@@ -116,8 +116,8 @@ def test_undefined_values_say_why_and_too_little_data_is_refused():
 
 
 def test_the_288_eight_rater_cells_of_wmt23_zh_en(wmt23_root):
-    from tribunal.eval.data.mtme import LanguagePair
-    from tribunal.eval.data.multi_ratings import wmt_raters
+    from tribunal.data.mtme import LanguagePair
+    from tribunal.data.multi_ratings import wmt_raters
 
     table = wmt_raters(LanguagePair(wmt23_root, "zh-en"))
     assert table.raters == [f"mqm.rater{k}" for k in range(1, 9)] and table.scale == "mqm"

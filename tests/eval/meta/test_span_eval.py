@@ -1,6 +1,6 @@
 import pytest
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.core.spans import Span
 from tests.conftest import write
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tests.support.wmt23_table import table_columns, wmt23_table
 
 

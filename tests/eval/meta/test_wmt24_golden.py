@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.meta.protocols import WMT24
 from tribunal.eval.meta.table import meta_eval_table
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.ceiling import ceiling_summary, run_ceiling
 
 

@@ -18,7 +18,7 @@ from tests.support.mqm_fakes import synthetic_judge
 from tests.support.waiting import Gate, wait_for
 from tribunal.cli.interrupts import FIRST_INTERRUPT
 from tribunal.errors import EXIT_BUSY, EXIT_INTERRUPTED
-from tribunal.eval.data.folder_lock import folder_lock
+from tribunal.data.folder_lock import folder_lock
 from tribunal.eval.mt.items import item_key
 from tribunal.core.item_result import ItemResult
 

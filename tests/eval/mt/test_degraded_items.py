@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.job import run_evaluation
 from tribunal.core.item_result import ItemResult
 from tribunal.eval.mt.journal import Journal

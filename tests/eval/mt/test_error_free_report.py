@@ -11,7 +11,7 @@ import pytest
 from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
 from tribunal.core.spans import Span
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.error_free import error_free_metrics, run_error_free, run_gold
 
 from .helpers import KEY_ENV, SECRET

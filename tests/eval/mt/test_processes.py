@@ -55,7 +55,7 @@ def test_two_processes_match_one_and_respect_the_bound(tmp_path, monkeypatch, ju
 
 
 def test_bad_settings_fail_in_the_parent_before_any_worker(tmp_path, monkeypatch):
-    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.data.errors import DataFormatError
 
     monkeypatch.setenv(KEY_ENV, SECRET)
     config = loopback_config("http://127.0.0.1:9/v1", tmp_path / "out", limit=2, processes=2)

@@ -83,7 +83,7 @@ def test_journal_ignores_a_torn_last_line_and_refuses_another_configuration(tmp_
     reopened.append(ItemResult(key="b", status="unscored", reason="timeout"))
     assert set(Journal(path, "prog:mmad|v:1").results) == {"a", "b"}
     assert not Journal(path, "prog:mmad|v:1").done("b", retry_unscored=True)
-    from tribunal.eval.data.errors import DataFormatError
+    from tribunal.data.errors import DataFormatError
 
     with pytest.raises(DataFormatError, match="another configuration"):
         Journal(path, "prog:gemba-mqm|v:1")

@@ -77,7 +77,7 @@ def test_every_item_ends_scored_or_unscored_with_its_reason(tmp_path, api_key):
 
 
 def test_score_files_are_readable_as_a_metric_and_cover_only_scored_cells(tmp_path, api_key):
-    from tribunal.eval.data.score_files import read_seg_scores
+    from tribunal.data.score_files import read_seg_scores
 
     with loopback_server(synthetic_judge) as (api_base, _):
         result = run_evaluation(loopback_config(api_base, tmp_path / "out"), TrackingSettings(enabled=False))

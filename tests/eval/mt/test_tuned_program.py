@@ -8,7 +8,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.eval.data.program_export import export_document, write_export
+from tribunal.data.program_export import export_document, write_export
 from tribunal.programs.mqm.gemba import GembaMQMJudge
 
 from .helpers import KEY_ENV, SECRET, wmt23

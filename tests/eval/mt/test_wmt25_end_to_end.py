@@ -16,7 +16,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.eval.data.test_fetch import make_archive, served  # noqa: F401  (the fixture serves the archive)
+from tests.data.test_fetch import make_archive, served  # noqa: F401  (the fixture serves the archive)
 from tests.support.cli import run_cli
 from tests.support.loopback import loopback_server
 

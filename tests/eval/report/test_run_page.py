@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tribunal.core.run_summary import read_run_summary
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.journal import Journal
 from tribunal.eval.report.render import read_page_data
 

@@ -12,7 +12,7 @@ import pytest
 from tests.support.headless_chromium import chromium_or_skip
 from tribunal.core.item_result import ItemResult
 from tribunal.core.run_summary import read_run_summary
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.eval.mt.items import select_items
 from tribunal.eval.report.render import read_page_data, write_page
 from tribunal.eval.report.page_data import run_page_data

@@ -80,7 +80,7 @@ def test_a_tuned_program_run_carries_its_name_demo_count_and_prompts(tmp_path, m
     import dspy
 
     from tests.eval.mt.test_tuned_program import MARK
-    from tribunal.eval.data.program_export import export_document, write_export
+    from tribunal.data.program_export import export_document, write_export
     from tribunal.programs.mqm.gemba import GembaMQMJudge
 
     monkeypatch.setenv(KEY_ENV, SECRET)

@@ -19,7 +19,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal.cli import app
 from tribunal.errors import UserError
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.core.judges import JUDGES
 from tribunal.scorers import MQMJudge
 

@@ -10,7 +10,7 @@ import mlflow
 from tests.eval.mt.helpers import KEY_ENV, SECRET, wmt23
 from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
-from tribunal.eval.data.mtme import LanguagePair
+from tribunal.data.mtme import LanguagePair
 from tribunal.scorers import EquivalenceJudge, MQMJudge, log_agreement
 
 

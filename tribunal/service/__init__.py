@@ -1,0 +1,1 @@
+"""The judging service layer: settings + items -> typed results (:mod:`tribunal.service.judging`)."""
