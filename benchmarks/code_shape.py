@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-FOLDERS = ("eval", "optimizers", "programs", "signatures", "tribunal")
+FOLDERS = ("data", "eval", "optimizers", "programs", "signatures", "tribunal")
 GENERIC = ("eval/", "optimizers/", "tribunal/cli/", "tribunal/runner/", "tribunal/scorers.py")
 EXCEPTED = ("tribunal/cli/demo.py",)
 LONG = 60
