@@ -94,7 +94,7 @@ def estimate_audit(pairs: Sequence[Any], make_rules: Callable[[Any], list], repe
                               threads)
     low, labels = rehearse(pairs, make_rules, repeats, lm_settings, "low", out)
     high, _ = rehearse(pairs, make_rules, repeats, lm_settings, "high", out)
-    judge = JUDGES.get("equiv-llm").calls
+    judge = JUDGES.get(JUDGES.default("equiv")).calls
     rule = (f"{judge.rule}, per pair and repeat, for the rules that consult the judge ({', '.join(labels)}; a "
             f"cascade only for the pairs its screen leaves); {NO_CALLS}" if labels else NO_CALLS)
     return build_estimate(f"equiv audit ({', '.join(labels) or 'no LLM rule'})", len(pairs) * repeats, low, high,

@@ -36,7 +36,6 @@ from tribunal.eval.hyp.run_store import MANIFEST, load_runs
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, tracked_run
 from tribunal.eval.tracking.run_signatures import HypDivergenceSignature
 from tribunal.eval.tracking.signature import text_hash
-from tribunal.programs.equiv_judge import EquivalenceJudge
 
 __all__ = ["CLUSTER_RULE", "DivergenceCapped", "DivergenceResult", "DivergenceSettings", "run_divergence"]
 
@@ -69,12 +68,13 @@ def stored_instances(run_dir: Path) -> dict[str, Instance]:
 
 
 def framed(rule: EquivalenceRule, instance: Instance | None) -> EquivalenceRule:
-    """The rule with its LLM judge framed by the instance's question and finding; other rules unchanged."""
-    program = getattr(rule, "program", None)
-    if instance is None or not isinstance(program, EquivalenceJudge):
+    """The rule with its LLM judge framed by the instance's question and finding; other rules, and a judge
+    that cannot be framed (no ``framed(question, finding)`` method), unchanged."""
+    framing = getattr(getattr(rule, "program", None), "framed", None)
+    if instance is None or not callable(framing):
         return rule
     clone = copy.copy(rule)
-    clone.program = program.framed(instance.research_question, instance.observed_finding)
+    clone.program = framing(instance.research_question, instance.observed_finding)
     return clone
 
 

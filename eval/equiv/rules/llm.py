@@ -1,4 +1,4 @@
-"""LLM-judge rule: :class:`~tribunal.programs.equiv_judge.EquivalenceJudge` over a batch, concurrently.
+"""LLM-judge rule: the registry's default equivalence judge (:data:`~tribunal.core.judges.JUDGES`) over a batch, concurrently.
 
 Each worker thread enters ``dspy.context(lm=...)`` itself, so no global DSPy configuration
 is touched and the rule can be used from any thread. Judgments are remembered per (pair,
@@ -19,6 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
+from tribunal.core.judges import JUDGES
 from tribunal.core.judgment import Judgment
 from tribunal.errors import SpendingCapReached
 from tribunal.eval.equiv.pair_journal import PairJournal, key_id
@@ -35,11 +36,11 @@ class LLMJudgeRule(EquivalenceRule):
     def __init__(self, lm: Any, rubric: str = "full", threads: int = 4, lm_name: str | None = None,
                  program: Any = None, program_label: str | None = None):
         """``program``: an already built (e.g. tuned, loaded from an export) judge; its rubric wins."""
-        from tribunal.programs.equiv_judge import EquivalenceJudge  # heavy: pulls in dspy
-
         from tribunal.eval.tracking.call_log import attach_call_log  # heavy: pulls in dspy
 
-        self.program = attach_call_log(program if program is not None else EquivalenceJudge(rubric), [lm])
+        if program is None:  # the registry's default equivalence judge, built on first use (pulls in dspy)
+            program = JUDGES.get(JUDGES.default("equiv")).build(rubric=rubric)
+        self.program = attach_call_log(program, [lm])
         self.call_logs: dict[tuple[str, str, int], dict] = {}  # per (original, perturbed, repeat), for traces
         self.lm, self.rubric, self.threads = lm, self.program.rubric, max(1, threads)
         self.lm_name = lm_name or getattr(lm, "model", str(lm))
@@ -132,4 +133,4 @@ class LLMJudgeRule(EquivalenceRule):
 
     def params(self) -> dict[str, Any]:
         return {"rubric": self.rubric, "lm": self.lm_name, "votes": CALLS_PER_PAIR, "threads": self.threads,
-                "program": self.program_label or "equiv-llm"}
+                "program": self.program_label or JUDGES.default("equiv")}
