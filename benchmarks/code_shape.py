@@ -10,7 +10,7 @@ settings classes are read from ``tribunal/core/judges.py``'s source. Counted:
 - functions over 60 lines (``end_lineno - lineno + 1`` of every ``def``, decorators excluded);
 - context variables (``ContextVar(...)`` calls) and thread-locals (``threading.local()``);
 - places in the generic layers (``eval/``, ``optimizers/``, ``tribunal/cli/``, ``tribunal/runner/``,
-  ``tribunal/scorers.py``; ``tribunal/cli/demo.py`` excepted) that name a judge: a string equal to a
+  ``tribunal/scorers.py``; the demo's ``tribunal/cli/demo*.py`` excepted) that name a judge: a string equal to a
   registered judge's name, a name/attribute equal to a judge's settings class, its program class or
   its config section, or an attribute named like a field of a judge's settings model (``.rounds``);
 - span classes (classes whose name ends in ``Span``) and functions named ``locate`` or ``span_f1``;
@@ -28,7 +28,7 @@ from pathlib import Path
 
 FOLDERS = ("data", "eval", "optimizers", "programs", "signatures", "tribunal")
 GENERIC = ("eval/", "optimizers/", "tribunal/cli/", "tribunal/runner/", "tribunal/scorers.py")
-EXCEPTED = ("tribunal/cli/demo.py",)
+EXCEPTED = ("tribunal/cli/demo",)  # the demo's modules (demo.py, demo_loop.py, ...): it chooses the judge to show
 LONG = 60
 GENERIC_WORDS = {"judge", "seed"}  # settings fields named like generic words (M-MAD's final judge, a run seed): not counted
 
@@ -66,7 +66,7 @@ def judge_vocabulary(root: Path) -> tuple[set[str], set[str], set[str]]:
 
 
 def _is_generic(relative: str) -> bool:
-    return relative.startswith(GENERIC) and relative not in EXCEPTED
+    return relative.startswith(GENERIC) and not relative.startswith(EXCEPTED)
 
 
 def _annotations(tree: ast.AST) -> list[ast.AST]:
