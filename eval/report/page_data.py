@@ -59,13 +59,13 @@ def prompt_summaries(result: ItemResult, source: str, translation: str) -> list[
     """Each predictor call of the item: its role, its inputs (cut; the row's own texts named, not repeated), its answer."""
     shown = {source: "(the source)", translation: "(the translation)"}
     calls = []
-    for call in result.call_records():
-        inputs = {k: shown.get(v, _short(v)) if isinstance(v, str) else _short(v)
-                  for k, v in (call.get("inputs") or {}).items()}
-        calls.append({"stage": call.get("stage"), "role": call.get("role"), "subject": call.get("subject"),
-                      "signature": call.get("signature"), "reask": call.get("reask"), "prompt": inputs,
-                      "answer": {k: _short(v) for k, v in (call.get("outputs") or {}).items()},
-                      "error": call.get("error")})
+    for call in result.trace.calls if result.trace is not None else ():  # typed: read, not dumped (900 items: ~1 s)
+        given = call.inputs if isinstance(call.inputs, dict) else {}
+        outputs = call.outputs if isinstance(call.outputs, dict) else {}
+        inputs = {k: shown.get(v, _short(v)) if isinstance(v, str) else _short(v) for k, v in given.items()}
+        calls.append({"stage": call.stage, "role": call.role, "subject": call.subject, "signature": call.signature,
+                      "reask": (call.model_extra or {}).get("reask"), "prompt": inputs,
+                      "answer": {k: _short(v) for k, v in outputs.items()}, "error": call.error})
     return calls
 
 
