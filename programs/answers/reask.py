@@ -64,7 +64,6 @@ RUNAWAY_FEEDBACK = "it repeated itself until it was cut at the token limit; answ
 ROLLOUT_STRIDE = 10**15  # re-ask rollout ids never meet a caller's own (hypothesis runs use 48-bit ids)
 
 
-
 @dataclass(frozen=True)
 class Feedback:
     """What the re-ask tells the model: its previous answer and what was wrong with it."""

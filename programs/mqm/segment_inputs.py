@@ -10,8 +10,8 @@ At call time a judge's ``forward`` takes ``reference=`` and ``context=`` (:func:
 and every predictor call of that item receives the ones its signature declares
 (:func:`given_to`, used by :func:`~tribunal.programs.mqm.roles.invoke`): the M-MAD agents, debaters,
 reviewers and judges, ESA's two steps, APE's evaluator, post-editor and verifier alike. Values
-travel in the run context (:mod:`tribunal.core.run_context`), so the nested modules and the concurrent calls of an item (which run
-in copies of its context) see them without being rewired.
+travel in the run context (:mod:`tribunal.core.run_context`), so the nested modules and the concurrent
+calls of an item (which run in copies of its context) see them without being rewired.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ lower-priority requests take the turns.
 A request DSPy's response cache answers is not paced (it is not sent). While a paced request is out,
 the transport that sends it calls :func:`report_response` with each response's status and headers
 (:mod:`tribunal.programs.thread_transport`, :mod:`tribunal.programs.async_server_engine`): the pacer
-of that request hears them (a context variable, so it follows the request's thread or task).
+of that request hears them (a field of the run context, :mod:`tribunal.core.run_context`, so it
+follows the request's thread or task).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Bounding LM calls in flight, and running an item's independent calls side by side.
 
-A runner installs a :class:`Scheduler` with :func:`scheduled` (a context variable, so nothing is
-global and a program run without one is unchanged: calls one after another, no limit).
+A runner installs a :class:`Scheduler` with :func:`scheduled` (a field of the run context,
+:mod:`tribunal.core.run_context`, so nothing is global and a program run without one is unchanged:
+calls one after another, no limit).
 :func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
 are served critical path first: the call with the longest chain of calls still to run after it
@@ -159,7 +160,8 @@ def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.Ab
     return plan if isinstance(plan, contextlib.AbstractContextManager) else plan[0].hold(plan[1])
 
 
-def slot_plan(stage: str | None, deferred: bool) -> contextlib.AbstractContextManager | tuple[CallSlots | AsyncCallSlots, float]:
+def slot_plan(stage: str | None,
+              deferred: bool) -> contextlib.AbstractContextManager | tuple[CallSlots | AsyncCallSlots, float]:
     """What :func:`call_slot` holds: a context manager needing no wait (nothing, the deferral, the
     item's ticket), or ``(slots, priority)`` to wait at (shared with the async path,
     :func:`tribunal.core.async_scheduling.acall_slot`)."""
@@ -173,7 +175,9 @@ def slot_plan(stage: str | None, deferred: bool) -> contextlib.AbstractContextMa
     if ticket is not None and ticket.claim():
         return _claimed(ticket)
     ahead = run.calls_ahead
-    return scheduler.slots, call_priority(run.priority, JUDGES.calls_ahead().get(stage or "", 0) if ahead is None else ahead)
+    if ahead is None:
+        ahead = JUDGES.calls_ahead().get(stage or "", 0)
+    return scheduler.slots, call_priority(run.priority, ahead)
 
 
 def deferred_stage() -> tuple[str | None] | None:
@@ -206,8 +210,8 @@ def _at_depth(depth: int, call: Callable[[], T]) -> T:
 def fan_out(calls: Sequence[Callable[[], T]]) -> list[T]:
     """The results of ``calls``, in order; run concurrently when the scheduler has an executor.
 
-    Each call runs in a copy of the caller's context (DSPy's settings overrides, the usage meter
-    and the stage tag are context variables). The first call runs on this thread. Every call is
+    Each call runs in a copy of the caller's context (DSPy's settings overrides and the run context:
+    the usage meter, the stage tag). The first call runs on this thread. Every call is
     awaited before an exception propagates, so none outlives the item. A call running on the
     scheduler's ``executor`` fans out on its ``nested`` executor, and a call running there fans out
     no further (its own calls run in order): each level waits only on the level below it, so
