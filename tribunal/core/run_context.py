@@ -93,6 +93,18 @@ class RunContext(NamedTuple):
 
 _RUN: contextvars.ContextVar[RunContext] = contextvars.ContextVar("tribunal_run_context", default=RunContext())
 _NEW = tuple.__new__
+_INDEX = {name: index for index, name in enumerate(RunContext._fields)}
+
+
+def _changed(run: RunContext, changes: Mapping[str, object]) -> RunContext:
+    """``run`` with ``changes``: ``RunContext._replace`` without its per-field pass (the hot path's copy)."""
+    fields = list(run)
+    for name, value in changes.items():
+        index = _INDEX.get(name)
+        if index is None:
+            raise ValueError(f"no run context field {name!r}; fields: {', '.join(RunContext._fields)}")
+        fields[index] = value
+    return _NEW(RunContext, fields)
 
 
 def current() -> RunContext:
@@ -106,7 +118,7 @@ def run_context(**changes: object) -> Iterator[RunContext]:
 
     The previous context is restored on exit, exception or not. An unknown field raises ``ValueError``.
     """
-    token = _RUN.set(_RUN.get()._replace(**changes))
+    token = _RUN.set(_changed(_RUN.get(), changes))
     try:
         yield _RUN.get()
     finally:
@@ -117,7 +129,9 @@ def setter(field: str) -> Callable[[object], contextvars.Token[RunContext]]:
     """A function setting ``field`` of the current run context to its argument; it returns the token
     that :func:`reset` takes to restore the previous context (the whole object: set and reset in
     nested order, as a ``with`` block does)."""
-    index = RunContext._fields.index(field)
+    if field not in _INDEX:
+        raise ValueError(f"no run context field {field!r}; fields: {', '.join(RunContext._fields)}")
+    index = _INDEX[field]
 
     def set_field(value: object) -> contextvars.Token[RunContext]:
         fields = list(_RUN.get())
