@@ -11,21 +11,20 @@ DSPy's callbacks still run for anything else: callbacks a user installs, LMs tha
 and the predictors of a program that is not tribunal's (its relays are attached as before).
 
 An observer is installed for a context (:func:`observing`); calls made outside any observer cost a
-context-variable lookup. Ids are ``tribunal-<n>``, unique in the process.
+look-up of the run context (:mod:`tribunal.core.run_context`). Ids are ``tribunal-<n>``, unique in the process.
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import itertools
 from typing import Any, Iterator
 
-_OBSERVERS: contextvars.ContextVar[tuple["CallObserver", ...]] = contextvars.ContextVar(
-    "tribunal_call_observers", default=())
-_PREDICTOR: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar(
-    "tribunal_predictor_call", default=None)
-_LM: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_lm_call", default=None)
+from tribunal.core.run_context import current, reset, setter
+
+_SET_OBSERVERS = setter("observers")
+_SET_PREDICTOR = setter("predictor_call")
+_SET_LM = setter("lm_call")
 _IDS = itertools.count(1)  # next() on a count is atomic under the GIL
 
 
@@ -51,11 +50,11 @@ class CallObserver:
 @contextlib.contextmanager
 def observing(observer: CallObserver) -> Iterator[CallObserver]:
     """Report the calls made in this context to ``observer`` (besides the observers already installed)."""
-    token = _OBSERVERS.set((*_OBSERVERS.get(), observer))
+    token = _SET_OBSERVERS((*current().observers, observer))
     try:
         yield observer
     finally:
-        _OBSERVERS.reset(token)
+        reset(token)
 
 
 def _new_id() -> str:
@@ -64,7 +63,7 @@ def _new_id() -> str:
 
 def call_predictor(predictor: Any, **inputs: Any) -> Any:
     """``predictor(**inputs)``, reported to the observers of this context."""
-    observers = _OBSERVERS.get()
+    observers = current().observers
     if not observers:
         return predictor(**inputs)
     with _reported(observers, predictor, inputs) as report:
@@ -73,7 +72,7 @@ def call_predictor(predictor: Any, **inputs: Any) -> Any:
 
 async def acall_predictor(predictor: Any, **inputs: Any) -> Any:
     """``await predictor.acall(**inputs)``, reported as :func:`call_predictor` reports its call."""
-    observers = _OBSERVERS.get()
+    observers = current().observers
     if not observers:
         return await predictor.acall(**inputs)
     with _reported(observers, predictor, inputs) as report:
@@ -84,7 +83,7 @@ async def acall_predictor(predictor: Any, **inputs: Any) -> Any:
 def _reported(observers: tuple["CallObserver", ...], predictor: Any, inputs: dict[str, Any]) -> Iterator[Any]:
     """Around one predictor call: its start, then its outputs (``report(outputs)``) or its exception."""
     call_id = _new_id()
-    token = _PREDICTOR.set((call_id, predictor))
+    token = _SET_PREDICTOR((call_id, predictor))
     try:
         for observer in observers:
             observer.predictor_started(call_id, predictor, inputs)
@@ -106,23 +105,23 @@ def _reported(observers: tuple["CallObserver", ...], predictor: Any, inputs: dic
                 observer.predictor_ended(call_id, None, exc)
             raise
     finally:
-        _PREDICTOR.reset(token)
+        reset(token)
 
 
 def current_predictor_call() -> tuple[str, Any] | None:
     """``(call id, predictor)`` of the reported predictor call in progress here, else None."""
-    return _PREDICTOR.get()
+    return current().predictor_call
 
 
 @contextlib.contextmanager
 def lm_call(lm: Any) -> Iterator[str | None]:
     """An LM call of ``lm`` made in this block, reported to the observers (its id; None without observers)."""
-    observers = _OBSERVERS.get()
+    observers = current().observers
     if not observers:
         yield None
         return
     call_id = _new_id()
-    token = _LM.set(call_id)
+    token = _SET_LM(call_id)
     try:
         for observer in observers:
             observer.lm_started(call_id, lm)
@@ -135,15 +134,15 @@ def lm_call(lm: Any) -> Iterator[str | None]:
         for observer in observers:
             observer.lm_ended(call_id, None)
     finally:
-        _LM.reset(token)
+        reset(token)
 
 
 def report_runaway() -> None:
     """Tell the observers of this context that the answer just received is a runaway."""
-    for observer in _OBSERVERS.get():
+    for observer in current().observers:
         observer.runaway()
 
 
 def current_lm_call() -> str | None:
     """The id of the reported LM call in progress here, else None."""
-    return _LM.get()
+    return current().lm_call

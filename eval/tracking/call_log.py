@@ -18,7 +18,6 @@ runs while no log is installed.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import threading
 import time
 from typing import Any, Iterator
@@ -27,6 +26,7 @@ from dspy.utils.callback import BaseCallback
 from dspy.utils.callback import ACTIVE_CALL_ID
 import dspy
 
+from tribunal.core.run_context import current, reset, setter
 from tribunal.programs.answers.reask import current_reask
 from tribunal.programs.call_observers import CallObserver, current_lm_call, current_predictor_call, observing
 from tribunal.programs.answers.unusable import one_line
@@ -166,29 +166,29 @@ class CallLog(CallObserver):
         return {"start": self.started, "end": time.time(), "calls": self.records()}
 
 
-_ACTIVE: contextvars.ContextVar[CallLog | None] = contextvars.ContextVar("tribunal_call_log", default=None)
+_SET_LOG = setter("call_log")
 
 
 class _Relay(BaseCallback):
     """A predictor- and LM-instance callback forwarding to the call log being recorded (if any)."""
 
     def on_module_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
-        log = _ACTIVE.get()
+        log = current().call_log
         if log is not None and not _reported(instance):
             log.start_predictor(call_id, instance, inputs)
 
     def on_module_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
-        log = _ACTIVE.get()
+        log = current().call_log
         if log is not None:
             log.end_predictor(call_id, outputs, exception)  # a call the relay did not record is not found
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
-        log = _ACTIVE.get()
+        log = current().call_log
         if log is not None:
             log.start_lm(call_id, instance)
 
     def on_lm_end(self, call_id: str, outputs: Any | None, exception: BaseException | None = None) -> None:
-        log = _ACTIVE.get()
+        log = current().call_log
         if log is not None:
             log.end_lm(call_id, exception)
 
@@ -234,9 +234,9 @@ class _UsageTee:
 @contextlib.contextmanager
 def recording(log: CallLog) -> Iterator[CallLog]:
     """Record the calls made in this context (by relay-carrying predictors and LMs) into ``log``."""
-    token = _ACTIVE.set(log)
+    token = _SET_LOG(log)
     try:
         with dspy.context(usage_tracker=_UsageTee(log, dspy.settings.usage_tracker)), observing(log):
             yield log
     finally:
-        _ACTIVE.reset(token)
+        reset(token)

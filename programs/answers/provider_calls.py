@@ -12,14 +12,14 @@ turned out unusable must never be served again.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 from dataclasses import dataclass
 from typing import Any, Iterator
 from dspy.clients.legacy_outputs import value
 
+from tribunal.core.run_context import current, reset, setter
 from tribunal.programs.response_cache import evict
 
-_SEEN: contextvars.ContextVar[list | None] = contextvars.ContextVar("tribunal_seen_calls", default=None)
+_SET_SEEN = setter("seen_calls")
 
 
 @dataclass
@@ -57,14 +57,14 @@ class SeenCall:
 
 def record(lm: Any, call: Any, result: Any) -> None:
     """Note a completed call of ``lm`` (DSPy's prepared call and its result) inside :func:`watching`."""
-    seen = _SEEN.get()
+    seen = current().seen_calls
     if seen is not None:
         seen.append(SeenCall(lm, call, result))
 
 
 def last_seen() -> SeenCall | None:
     """The last LM call completed inside the current :func:`watching` context (None outside one)."""
-    seen = _SEEN.get()
+    seen = current().seen_calls
     return seen[-1] if seen else None
 
 
@@ -72,8 +72,8 @@ def last_seen() -> SeenCall | None:
 def watching() -> Iterator[list[SeenCall]]:
     """The calls of tribunal's own LMs completed in this context (on this thread), in order."""
     seen: list[SeenCall] = []
-    token = _SEEN.set(seen)
+    token = _SET_SEEN(seen)
     try:
         yield seen
     finally:
-        _SEEN.reset(token)
+        reset(token)

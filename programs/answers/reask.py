@@ -39,7 +39,6 @@ Re-asks are visible to meters through :func:`current_reask` (the kind of answer 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 from dataclasses import dataclass
 from typing import Any, Callable, Generator, Iterator
 
@@ -48,6 +47,7 @@ from dspy.utils.exceptions import AdapterParseError
 import dspy
 
 from tribunal.core.judges import JUDGES
+from tribunal.core.run_context import current, run_context
 from tribunal.programs.call_observers import acall_predictor, call_predictor, report_runaway
 from tribunal.programs.answers.provider_calls import SeenCall, watching
 from tribunal.programs.answers.runaway import repetition
@@ -62,9 +62,6 @@ TOKEN_GROWTH = 4  # a cut answer's re-asks double the token limit, up to 4x the 
 RUNAWAY_FEEDBACK = "it repeated itself until it was cut at the token limit; answer once, briefly, in the required format"
 """The one line a runaway's re-ask adds (after :data:`FEEDBACK_OPENING`)."""
 ROLLOUT_STRIDE = 10**15  # re-ask rollout ids never meet a caller's own (hypothesis runs use 48-bit ids)
-
-_FEEDBACK: contextvars.ContextVar["Feedback | None"] = contextvars.ContextVar("tribunal_feedback", default=None)
-_REASK: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_reask", default=None)
 
 
 @dataclass(frozen=True)
@@ -85,12 +82,12 @@ class Problem:
 
 def current_feedback() -> Feedback | None:
     """The feedback of the re-ask being formatted on this thread (None for a first ask)."""
-    return _FEEDBACK.get()
+    return current().feedback
 
 
 def current_reask() -> str | None:
     """The kind of unusable answer the LM call on this thread re-asks about (None: not a re-ask)."""
-    return _REASK.get()
+    return current().reask
 
 
 def feedback_turns(feedback: Feedback, requirements: str) -> list[dict[str, str]]:
@@ -125,12 +122,8 @@ def set_reasks(lm: Any, reasks: int | None) -> Any:
 
 @contextlib.contextmanager
 def _reasking(feedback: Feedback | None, kind: str | None) -> Iterator[None]:
-    tokens = _FEEDBACK.set(feedback), _REASK.set(kind)
-    try:
+    with run_context(feedback=feedback, reask=kind):
         yield
-    finally:
-        _REASK.reset(tokens[1])
-        _FEEDBACK.reset(tokens[0])
 
 
 def _text(seen: list[SeenCall]) -> str | None:

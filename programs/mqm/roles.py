@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import contextvars
 from typing import Any, Mapping
 import dspy
 
 from tribunal.core.judges import JUDGES
+from tribunal.core.run_context import current, reset, setter
 from tribunal.programs.answers.unusable import UnusableAnswer  # noqa: F401  (raised by programs as roles.UnusableAnswer)
 from tribunal.core.async_scheduling import acall_slot
 from tribunal.core.scheduling import call_slot
@@ -27,15 +27,13 @@ from tribunal.programs.mqm.segment_inputs import given_to
 # Each judge declares its roles and their groups in its registry entry (tribunal.core.judges); they are
 # read from it when needed (``JUDGES.roles()``), never snapshotted, so a judge registered later is seen.
 
-_CALL: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar("tribunal_call", default=("other", "other"))
-
-
-_SUBJECT: contextvars.ContextVar[str | None] = contextvars.ContextVar("tribunal_subject", default=None)
+_SET_CALL = setter("call")  # default ("other", "other")
+_SET_SUBJECT = setter("subject")
 
 
 def current_subject() -> str | None:
     """What the calls on this thread are about, e.g. the dimension a debate argues (None: the item)."""
-    return _SUBJECT.get()
+    return current().subject
 
 
 def about(subject: str, call: Any, *args: Any, **kwargs: Any) -> Any:
@@ -47,27 +45,27 @@ def about(subject: str, call: Any, *args: Any, **kwargs: Any) -> Any:
 @contextlib.contextmanager
 def concerning(subject: str):
     """The LM calls made inside are tagged as being about ``subject`` (:func:`current_subject`)."""
-    token = _SUBJECT.set(subject)
+    token = _SET_SUBJECT(subject)
     try:
         yield
     finally:
-        _SUBJECT.reset(token)
+        reset(token)
 
 
 def current_call() -> tuple[str, str]:
     """``(stage, role)`` of the LM call being made on this thread, e.g. ``("stage2", "opposer")``."""
-    return _CALL.get()
+    return current().call
 
 
 @contextlib.contextmanager
 def calls_as(stage: str, role: str):
     """The LM calls made inside are tagged ``(stage, role)`` (the usage meter's and the call log's keys):
     for programs that call predictors themselves rather than through :func:`invoke`."""
-    token = _CALL.set((stage, role))
+    token = _SET_CALL((stage, role))
     try:
         yield
     finally:
-        _CALL.reset(token)
+        reset(token)
 
 
 class RoleLMs:
@@ -105,21 +103,21 @@ def invoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: An
     (:mod:`tribunal.programs.mqm.sampling`). The answer is read by the tolerant adapter and an unusable
     one is re-asked (:func:`tribunal.programs.answers.reask.ask`; ``check`` may refuse an answer that parsed).
     """
-    token = _CALL.set((stage, role))
+    token = _SET_CALL((stage, role))
     try:
         lm, deferred = _route(lms, role, predictor)
         with call_slot(stage, deferred), tolerant_answers(), \
                 dspy.context(lm=lm) if lm is not None else contextlib.nullcontext():
             return ask(predictor, check=check, role=role, **inputs, **given_to(predictor), **rollout_config())
     finally:
-        _CALL.reset(token)
+        reset(token)
 
 
 async def ainvoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, check: Any = None,
                   **inputs: Any) -> Any:
     """:func:`invoke` for coroutines (``mt evaluate --judging async``): the slot awaited, the predictor's
     ``acall`` asked by the same re-ask rule (:func:`tribunal.programs.answers.reask.aask`)."""
-    token = _CALL.set((stage, role))
+    token = _SET_CALL((stage, role))
     try:
         lm, deferred = _route(lms, role, predictor)
         async with acall_slot(stage, deferred):
@@ -127,7 +125,7 @@ async def ainvoke(lms: RoleLMs | None, role: str, stage: str, predictor: Any, ch
                 return await aask(predictor, check=check, role=role, **inputs, **given_to(predictor),
                                   **rollout_config())
     finally:
-        _CALL.reset(token)
+        reset(token)
 
 
 def _route(lms: RoleLMs | None, role: str, predictor: Any) -> tuple[Any, bool]:

@@ -18,28 +18,29 @@ rollout is set and requests are exactly as before.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 from typing import Any, Iterator
 
-_ROLLOUT: contextvars.ContextVar[int | None] = contextvars.ContextVar("tribunal_rollout", default=None)
+from tribunal.core.run_context import current, reset, setter
+
+_SET_ROLLOUT = setter("rollout")
 
 
 @contextlib.contextmanager
 def rollout(number: int) -> Iterator[None]:
     """Make the enclosed LM calls sample ``number`` of their item."""
-    token = _ROLLOUT.set(number)
+    token = _SET_ROLLOUT(number)
     try:
         yield
     finally:
-        _ROLLOUT.reset(token)
+        reset(token)
 
 
 def current_rollout() -> int | None:
     """The sample the calls on this thread belong to (None outside an ensemble)."""
-    return _ROLLOUT.get()
+    return current().rollout
 
 
 def rollout_config() -> dict[str, Any]:
     """The keyword arguments a predictor call takes for the current sample (``{}`` outside one)."""
-    number = _ROLLOUT.get()
+    number = current().rollout
     return {} if number is None else {"config": {"rollout_id": number}}

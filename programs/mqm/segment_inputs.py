@@ -10,13 +10,12 @@ At call time a judge's ``forward`` takes ``reference=`` and ``context=`` (:func:
 and every predictor call of that item receives the ones its signature declares
 (:func:`given_to`, used by :func:`~tribunal.programs.mqm.roles.invoke`): the M-MAD agents, debaters,
 reviewers and judges, ESA's two steps, APE's evaluator, post-editor and verifier alike. Values
-travel in a context variable, so the nested modules and the concurrent calls of an item (which run
-in copies of its context) see them without being rewired.
+travel in the run context (:mod:`tribunal.core.run_context`), so the nested modules and the concurrent
+calls of an item (which run in copies of its context) see them without being rewired.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import inspect
 import re
@@ -24,12 +23,13 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tribunal.core.run_context import current, reset, setter
 from tribunal.signatures.mqm.segment_context import ContextSegment, segment_signature
 
 MAX_CONTEXT = 20
 SEGMENT_KEYS = ("reference", "context")
 
-_GIVEN: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("tribunal_segment_inputs", default={})
+_SET_GIVEN = setter("segment_inputs")
 
 
 class SegmentInputs(BaseModel):
@@ -85,21 +85,21 @@ def segment_aware(forward: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(forward)
         async def ajudged(self: Any, *args: Any, reference: str | None = None, context: Any = None,
                           **kwargs: Any) -> Any:
-            token = _GIVEN.set(_given(reference, context))
+            token = _SET_GIVEN(_given(reference, context))
             try:
                 return await forward(self, *args, **kwargs)
             finally:
-                _GIVEN.reset(token)
+                reset(token)
 
         return ajudged
 
     @functools.wraps(forward)
     def judged(self: Any, *args: Any, reference: str | None = None, context: Any = None, **kwargs: Any) -> Any:
-        token = _GIVEN.set(_given(reference, context))
+        token = _SET_GIVEN(_given(reference, context))
         try:
             return forward(self, *args, **kwargs)
         finally:
-            _GIVEN.reset(token)
+            reset(token)
 
     return judged
 
@@ -115,7 +115,7 @@ def _given(reference: str | None, context: Any) -> dict[str, Any]:
 
 def given_to(predictor: Any) -> dict[str, Any]:
     """The item's reference and context that ``predictor``'s signature takes (``{}`` for none)."""
-    given = _GIVEN.get()
+    given = current().segment_inputs
     if not given:
         return {}
     fields = predictor.signature.input_fields

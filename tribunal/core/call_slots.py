@@ -17,29 +17,30 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import heapq
 import itertools
 import threading
 from typing import Any, AsyncIterator, Iterator
 
-_SLOT: contextvars.ContextVar[int | None] = contextvars.ContextVar("tribunal_call_slot", default=None)
+from tribunal.core.run_context import current, reset, setter
+
+_SET_SLOT = setter("call_slot")
 _FIRST_NUMBERS = itertools.count(0, 1 << 20)  # each CallSlots numbers its slots from its own start
 
 
 def current_slot() -> int | None:
     """The number of the call slot the current call holds (None outside one)."""
-    return _SLOT.get()
+    return current().call_slot
 
 
 @contextlib.contextmanager
 def in_slot(slot: int | None) -> Iterator[None]:
     """Mark the enclosed code as holding slot number ``slot`` (for :func:`current_slot`)."""
-    token = _SLOT.set(slot)
+    token = _SET_SLOT(slot)
     try:
         yield
     finally:
-        _SLOT.reset(token)
+        reset(token)
 
 
 class _SlotBook:

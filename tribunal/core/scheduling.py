@@ -1,7 +1,8 @@
 """Bounding LM calls in flight, and running an item's independent calls side by side.
 
-A runner installs a :class:`Scheduler` with :func:`scheduled` (a context variable, so nothing is
-global and a program run without one is unchanged: calls one after another, no limit).
+A runner installs a :class:`Scheduler` with :func:`scheduled` (a field of the run context,
+:mod:`tribunal.core.run_context`, so nothing is global and a program run without one is unchanged:
+calls one after another, no limit).
 :func:`tribunal.programs.mqm.roles.invoke` holds one of the scheduler's call slots around every
 predictor call, so at most ``slots`` LM calls are in flight however many items are. Waiting calls
 are served critical path first: the call with the longest chain of calls still to run after it
@@ -24,10 +25,11 @@ import contextlib
 import contextvars
 import threading
 from concurrent.futures import Executor
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence, TypeVar
 
-from tribunal.core.call_slots import CallSlots, in_slot
+from tribunal.core.call_slots import AsyncCallSlots, CallSlots, in_slot
 from tribunal.core.judges import JUDGES
+from tribunal.core.run_context import current, reset, run_context, setter
 
 __all__ = ["CallSlots", "Scheduler", "Ticket", "admission_priority", "call_priority", "call_slot", "calls_ahead",
            "fan_out", "request_slot", "scheduled"]
@@ -52,17 +54,20 @@ CALLS_AHEAD: Mapping[str, int] = _CallsAhead()
 the judges declare them; a debate says how many calls it may still make with :func:`calls_ahead`, round
 by round."""
 _CHAIN_WEIGHT = float(2 ** 32)  # one call more ahead outranks any item number below 2**32
-_AHEAD: contextvars.ContextVar[int | None] = contextvars.ContextVar("tribunal_calls_ahead", default=None)
+_SET_AHEAD = setter("calls_ahead")
+_SET_DEFERRED = setter("deferred_slot")
+_SET_DEPTH = setter("fan_out_depth")
+T = TypeVar("T")
 
 
 @contextlib.contextmanager
 def calls_ahead(count: int) -> Iterator[None]:
     """Rank the enclosed calls as having ``count`` sequential calls of their item still after them."""
-    token = _AHEAD.set(count)
+    token = _SET_AHEAD(count)
     try:
         yield
     finally:
-        _AHEAD.reset(token)
+        reset(token)
 
 
 def call_priority(item: float, ahead: int) -> float:
@@ -117,7 +122,7 @@ class Scheduler:
     """
 
     def __init__(self, slots: CallSlots | None = None, executor: Executor | None = None,
-                 gather: Callable[[Sequence[Callable[[], Any]]], list[Any]] | None = None,
+                 gather: Callable[[Sequence[Callable[[], object]]], list[object]] | None = None,
                  nested: Executor | None = None, in_order: bool = False):
         self.slots, self.executor, self.gather, self.nested = slots, executor, gather, nested
         self.in_order = in_order  # the async runner's --no-fan-out: an item's calls one after another
@@ -125,12 +130,7 @@ class Scheduler:
 
 def current_scheduler() -> "Scheduler | None":
     """The scheduler the enclosed program calls run under (None: none)."""
-    return _SCHEDULER.get()
-
-
-_SCHEDULER: contextvars.ContextVar[Scheduler | None] = contextvars.ContextVar("tribunal_scheduler", default=None)
-_PRIORITY: contextvars.ContextVar[float] = contextvars.ContextVar("tribunal_priority", default=0)
-_TICKET: contextvars.ContextVar[Ticket | None] = contextvars.ContextVar("tribunal_ticket", default=None)
+    return current().scheduler
 
 
 @contextlib.contextmanager
@@ -139,19 +139,12 @@ def scheduled(scheduler: Scheduler | None, priority: float = 0, ticket: Ticket |
 
     ``ticket``: a slot already taken for this item (its first call uses it; given back if unused).
     """
-    tokens = (_SCHEDULER.set(scheduler), _PRIORITY.set(priority), _TICKET.set(ticket))
-    try:
-        yield
-    finally:
-        if ticket is not None:
-            ticket.release_unused()
-        _TICKET.reset(tokens[2])
-        _PRIORITY.reset(tokens[1])
-        _SCHEDULER.reset(tokens[0])
-
-
-_DEFERRED: contextvars.ContextVar[tuple[str | None] | None] = contextvars.ContextVar("tribunal_deferred_slot",
-                                                                                    default=None)
+    with run_context(scheduler=scheduler, priority=priority, ticket=ticket):
+        try:
+            yield
+        finally:
+            if ticket is not None:
+                ticket.release_unused()
 
 
 def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.AbstractContextManager:
@@ -167,66 +160,68 @@ def call_slot(stage: str | None = None, deferred: bool = False) -> contextlib.Ab
     return plan if isinstance(plan, contextlib.AbstractContextManager) else plan[0].hold(plan[1])
 
 
-def slot_plan(stage: str | None, deferred: bool) -> contextlib.AbstractContextManager | tuple[Any, float]:
+def slot_plan(stage: str | None,
+              deferred: bool) -> contextlib.AbstractContextManager | tuple[CallSlots | AsyncCallSlots, float]:
     """What :func:`call_slot` holds: a context manager needing no wait (nothing, the deferral, the
     item's ticket), or ``(slots, priority)`` to wait at (shared with the async path,
     :func:`tribunal.core.async_scheduling.acall_slot`)."""
     if deferred:
         return _deferring(stage)
-    scheduler = _SCHEDULER.get()
+    run = current()
+    scheduler = run.scheduler
     if scheduler is None or scheduler.slots is None:
         return contextlib.nullcontext()
-    ticket = _TICKET.get()
+    ticket = run.ticket
     if ticket is not None and ticket.claim():
         return _claimed(ticket)
-    ahead = _AHEAD.get()
-    return scheduler.slots, call_priority(_PRIORITY.get(), JUDGES.calls_ahead().get(stage or "", 0) if ahead is None else ahead)
+    ahead = run.calls_ahead
+    if ahead is None:
+        ahead = JUDGES.calls_ahead().get(stage or "", 0)
+    return scheduler.slots, call_priority(run.priority, ahead)
 
 
 def deferred_stage() -> tuple[str | None] | None:
     """The stage of the deferred :func:`call_slot` this code runs in (``(stage,)``), else None."""
-    return _DEFERRED.get()
+    return current().deferred_slot
 
 
 @contextlib.contextmanager
 def _deferring(stage: str | None) -> Iterator[None]:
-    token = _DEFERRED.set((stage,))
+    token = _SET_DEFERRED((stage,))
     try:
         yield
     finally:
-        _DEFERRED.reset(token)
+        reset(token)
 
 
 def request_slot() -> contextlib.AbstractContextManager:
     """The call slot of a deferred :func:`call_slot`, held around one LM request (a no-op outside one)."""
-    deferred = _DEFERRED.get()
+    deferred = current().deferred_slot
     if deferred is None:
         return contextlib.nullcontext()
     return call_slot(deferred[0])
 
 
-_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("tribunal_fan_out_depth", default=0)
-
-
-def _at_depth(depth: int, call: Callable[[], Any]) -> Any:
-    _DEPTH.set(depth)  # in the call's own copied context only
+def _at_depth(depth: int, call: Callable[[], T]) -> T:
+    _SET_DEPTH(depth)  # in the call's own copied context only: never reset
     return call()
 
 
-def fan_out(calls: Sequence[Callable[[], Any]]) -> list[Any]:
+def fan_out(calls: Sequence[Callable[[], T]]) -> list[T]:
     """The results of ``calls``, in order; run concurrently when the scheduler has an executor.
 
-    Each call runs in a copy of the caller's context (DSPy's settings overrides, the usage meter
-    and the stage tag are context variables). The first call runs on this thread. Every call is
+    Each call runs in a copy of the caller's context (DSPy's settings overrides and the run context:
+    the usage meter, the stage tag). The first call runs on this thread. Every call is
     awaited before an exception propagates, so none outlives the item. A call running on the
     scheduler's ``executor`` fans out on its ``nested`` executor, and a call running there fans out
     no further (its own calls run in order): each level waits only on the level below it, so
     however small the executors are, no call waits on a thread held by a call waiting on it.
     """
-    scheduler = _SCHEDULER.get()
+    run = current()
+    scheduler = run.scheduler
     if scheduler is not None and scheduler.gather is not None:
         return scheduler.gather(calls)
-    depth = _DEPTH.get()
+    depth = run.fan_out_depth
     levels = (None, None) if scheduler is None else (scheduler.executor, scheduler.nested)
     executor = levels[depth] if depth < len(levels) else None
     if executor is None or len(calls) < 2:

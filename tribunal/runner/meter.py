@@ -13,11 +13,11 @@ adapter step (each costs DSPy an ``inspect.getcallargs``). The stage and role co
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import threading
 from collections import Counter
 from typing import Any, Iterable, Iterator, Mapping
 
+from tribunal.core.run_context import current, reset, setter
 from tribunal.core.usage_counts import UsageCounts
 from tribunal.programs.answers.reask import current_reask
 from tribunal.programs.call_observers import CallObserver, current_lm_call, observing
@@ -116,19 +116,19 @@ class UsageMeter(BaseCallback, CallObserver):
                     "model_completion_tokens": dict(self.model_completion_tokens)}
 
 
-_ACTIVE: contextvars.ContextVar[UsageMeter | None] = contextvars.ContextVar("tribunal_meter", default=None)
+_SET_METER = setter("meter")
 
 
 class _Relay(BaseCallback):
     """An LM-instance callback forwarding to the meter of the item being judged (if any)."""
 
     def on_lm_start(self, call_id: str, instance: Any, inputs: dict[str, Any]) -> None:
-        meter = _ACTIVE.get()
+        meter = current().meter
         if meter is not None:
             meter.on_lm_start(call_id, instance, inputs)
 
     def on_lm_end(self, call_id: str, outputs: Any, exception: BaseException | None = None) -> None:
-        meter = _ACTIVE.get()
+        meter = current().meter
         if meter is not None:
             meter.on_lm_end(call_id, outputs, exception)
 
@@ -150,12 +150,12 @@ def attach_relay(lm: Any) -> Any:
 @contextlib.contextmanager
 def metering(meter: UsageMeter) -> Iterator[UsageMeter]:
     """Count the LM calls (of relay-carrying LMs) and tokens made in this context into ``meter``."""
-    token = _ACTIVE.set(meter)
+    token = _SET_METER(meter)
     try:
         with dspy.context(usage_tracker=meter, disable_history=True), observing(meter):
             yield meter
     finally:
-        _ACTIVE.reset(token)
+        reset(token)
 
 
 def add_summaries(summaries: Iterable[Mapping[str, Mapping[str, int]] | UsageCounts]) -> dict[str, dict[str, int]]:

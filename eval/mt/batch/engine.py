@@ -9,13 +9,13 @@ stops, and :mod:`tribunal.eval.mt.batch.runner` replays it once the answer is in
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import json
 from typing import Any, Iterator
 
 from dspy.utils.exceptions import LMProviderError
 
+from tribunal.core.run_context import current, reset, setter
 from tribunal.eval.mt.batch.ledger import BatchLedger
 from tribunal.eval.mt.batch.lines import BatchLine, BatchProvider
 from tribunal.eval.mt.batch.providers import provider_of
@@ -30,18 +30,17 @@ class BatchRequestFailed(LMProviderError):
     """A request that failed or expired in every batch it was sent in."""
 
 
-_WANTS: contextvars.ContextVar[dict[str, tuple[str, BatchLine]] | None] = contextvars.ContextVar(
-    "tribunal_batch_wants", default=None)
+_SET_WANTS = setter("batch_wants")
 
 
 @contextlib.contextmanager
 def collecting(wants: dict[str, tuple[str, BatchLine]]) -> Iterator[dict[str, tuple[str, BatchLine]]]:
     """Parked requests made in this context go to ``wants`` (``key -> (provider, line)``)."""
-    token = _WANTS.set(wants)
+    token = _SET_WANTS(wants)
     try:
         yield wants
     finally:
-        _WANTS.reset(token)
+        reset(token)
 
 
 def request_key(provider: str, body: dict[str, Any], rollout: int | None = None) -> str:
@@ -79,7 +78,7 @@ class BatchEngine:
         if len(failures) >= self.attempts:
             raise BatchRequestFailed(f"failed in {len(failures)} batches: {failures[-1]}", model=request.model,
                                      provider=name)
-        wants = _WANTS.get()
+        wants = current().batch_wants
         if wants is None:
             raise RuntimeError("a batch-mode LM was called outside a batch runner step")
         wants[key] = (name, BatchLine(key, body))
