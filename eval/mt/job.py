@@ -22,8 +22,7 @@ from tribunal.eval.mt.second_pass import SecondPass, run_second_pass
 from tribunal.eval.tracking.mlflow_run import check_store
 from tribunal.eval.tracking.mt_run import open_mt_run
 from tribunal.eval.tracking.names import slug
-from tribunal.eval.meta.statistics import key_metric_keys
-from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metrics
+from tribunal.eval.tracking.run_names import DESCRIPTION_TAG, description, key_metric_order, key_metrics
 from tribunal.eval.tracking.signature import text_hash
 from tribunal.eval.tracking.usage_metrics import usage_metrics
 from tribunal.runner.meter import add_summaries
@@ -32,10 +31,6 @@ from tribunal.eval.mt.judge_builder import program_factory
 from tribunal.programs.server_lost import LocalServerLost
 from tribunal.runner.connections import server_bound
 from tribunal.eval.mt.batch.runner import judge_in_batches
-
-
-KEY_METRICS = key_metric_keys() + ("span.mpp_f", "span.char_f1", "error_free.mcc",
-               "scored", "unscored", "lm_calls", "wall_seconds", "judge_vs_human.kappa")
 
 
 @dataclass
@@ -316,7 +311,7 @@ def _track(run: Any, config: EvaluateConfig, result: EvaluationResult, journal: 
         from tribunal.eval.mt.ceiling import log_ceiling  # heavy: pulls in numpy
 
         log_ceiling(run, result.ceiling)
-    shown = key_metrics(metrics, KEY_METRICS)
+    shown = key_metrics(metrics, key_metric_order())
     run.set_tags({DESCRIPTION_TAG: description(f"{config.metric_name} on {config.lp}", result.signature, shown,
                                                [f"outputs: {result.paths['seg'].parent.parent.parent}"])})
     return run.run_id
