@@ -86,7 +86,7 @@ def test_one_default_per_kind_and_each_option_has_one_owner():
 
 
 def test_every_derived_table_equals_the_registry():
-    from tribunal.cli.mt_evaluate import OWNED_OPTIONS
+    from tribunal.cli.mt_evaluate_config import OWNED_OPTIONS
     from tribunal.optimizers.program_settings import ModelSettings, _settings
     from tribunal.optimizers.program_source import program_kind
     from tribunal.programs.mqm.labels import PROGRAM_LABELS
