@@ -14,13 +14,16 @@ from tribunal.cli.common import data_root
 from tribunal.cli.errors import UserError
 from tribunal.cli.lm_options import check_rates, check_timeout, parse_server_slots
 from tribunal.cli.setting_flags import setting_values
-from tribunal.core.judges import JUDGES
+from tribunal.core.judges import JUDGES, Judge
 
 if TYPE_CHECKING:
     from tribunal.eval.mt.config import EvaluateConfig
 
-# Run options only one judge takes (its registry entry's ``options``); the others refuse them.
-OWNED_OPTIONS = tuple(option for judge in JUDGES for option in judge.options)
+
+def owned_options() -> dict[str, Judge]:
+    """``{option: judge}`` of the run options only one judge takes (its registry entry's ``options``, e.g.
+    ``--demos``); the other judges refuse them. Read when called: a judge registered later counts."""
+    return {option: judge for judge in JUDGES for option in judge.options}
 
 
 def evaluate_config(options: SimpleNamespace) -> EvaluateConfig:
@@ -107,8 +110,7 @@ def validation_line(err: ValidationError, merged: dict) -> str:
 def refuse_conflicts(merged: dict, given: dict) -> None:
     """One-line refusals of options the resolved configuration would silently ignore."""
     program = merged.get("program") or JUDGES.default("mt")
-    for option in OWNED_OPTIONS:
-        owner = JUDGES.owner(option)
+    for option, owner in owned_options().items():
         if option in given and program != owner.name:
             raise UserError(f"{option}: an {owner.title} setting, but the program is {program} (drop {option}, "
                             f"or use --program {owner.name})")
