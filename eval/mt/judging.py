@@ -146,70 +146,89 @@ def judge_all(
     is journaled and reported as it would be alone.
     """
     slots = CallSlots(concurrency)
-    local = threading.local()
-    ceiling = max_items_in_flight(concurrency)
-
     with contextlib.ExitStack() as stack:
         stack.enter_context(steady_collector())  # no full collection walks the start-up heap mid-run
-        calls = nested = None
-        if fan_out:  # threads enough for every fanned-out call: each waits for its slot in priority order
-            width = max_fanned_calls(concurrency)
-            calls = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-call"))
-            nested = stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-nested"))
-        scheduler = Scheduler(slots, calls, nested=nested)
+        calls, nested = _fan_out_executors(stack, concurrency) if fan_out else (None, None)
+        work = _unit_worker(make_program, Scheduler(slots, calls, nested=nested), languages, journal, sampling,
+                            together)
+        units = enumerate(judging_units(items, together))
+        _admit_and_collect(stack, slots, work, units, max_items_in_flight(concurrency), cap, on_result)
 
-        def work(number: int, unit: list[JudgeItem], ticket: Ticket) -> list[ItemResult]:
-            try:
-                if not hasattr(local, "program"):
-                    local.program = make_program()
-            except BaseException:
-                ticket.release_unused()
-                raise
-            try:
-                with scheduled(scheduler, priority=number, ticket=ticket):
-                    results = judge_group(local.program, unit, languages) if together else \
-                        [judge_item(local.program, unit[0], languages, sampling)]
-            except SpendingCapReached:
-                return []  # cut short by the cap: left for the resumed run
-            for result in results:
-                journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
-            return results
 
-        pending = enumerate(judging_units(items, together))
-        pool = stack.enter_context(ThreadPoolExecutor(max_workers=ceiling, thread_name_prefix="judge"))
-        admitter = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-admit"))
-        completions = interruptible.Completions()  # a Ctrl-C a worker took still lands
-        running: dict = {}  # future -> the ticket its item started with
-        admission = None  # a future holding a free slot once no started item wants one
-        exhausted = False
-        admitted = 0  # items started so far: the number of the next one
+def _fan_out_executors(stack: contextlib.ExitStack, concurrency: int) -> tuple[ThreadPoolExecutor, ThreadPoolExecutor]:
+    """The executors of fanned-out calls and of their nested calls, threads enough for every one of them:
+    each waits for its slot in priority order."""
+    width = max_fanned_calls(concurrency)
+    return (stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-call")),
+            stack.enter_context(ThreadPoolExecutor(width, thread_name_prefix="judge-nested")))
+
+
+def _unit_worker(make_program: Callable[[], Any], scheduler: Scheduler, languages: dict[str, str], journal: Journal,
+                 sampling: Any, together: bool) -> Callable[[int, list[JudgeItem], Ticket], list[ItemResult]]:
+    """What a worker thread does with one unit (an item, or a source's items together): judge it with the
+    thread's own program under ``scheduler`` and journal its results; none when the cap cut it short."""
+    local = threading.local()
+
+    def work(number: int, unit: list[JudgeItem], ticket: Ticket) -> list[ItemResult]:
         try:
-            while True:
-                if admission is None and not exhausted and len(running) < ceiling:
-                    admission = completions.watch(admitter.submit(slots.acquire, admission_priority(admitted)))
-                if not running and admission is None:
-                    return
-                finished = completions.next()
-                if finished is admission:
-                    slot = admission.result()
-                    admission = None
-                    entry = next(pending, None) if cap is None or cap.admitting() else None
-                    if entry is None:
-                        slots.release(slot)
-                        exhausted = True
-                    else:
-                        admitted += 1
-                        ticket = Ticket(slots, slot)
-                        running[completions.watch(pool.submit(work, *entry, ticket))] = ticket
-                else:
-                    del running[finished]
-                    for result in finished.result():
-                        if on_result:
-                            on_result(result)
+            if not hasattr(local, "program"):
+                local.program = make_program()
         except BaseException:
-            for future, ticket in running.items():
-                if future.cancel():
-                    ticket.release_unused()
-            if admission is not None:  # it gets its slot once the started items are done: give it back
-                admission.add_done_callback(lambda f: f.exception() is None and slots.release(f.result()))
+            ticket.release_unused()
             raise
+        try:
+            with scheduled(scheduler, priority=number, ticket=ticket):
+                results = judge_group(local.program, unit, languages) if together else \
+                    [judge_item(local.program, unit[0], languages, sampling)]
+        except SpendingCapReached:
+            return []  # cut short by the cap: left for the resumed run
+        for result in results:
+            journal.append(result)  # in the worker: the fsync releases the GIL and never stalls dispatch
+        return results
+
+    return work
+
+
+def _admit_and_collect(stack: contextlib.ExitStack, slots: CallSlots, work: Callable[..., list[ItemResult]],
+                       units: Iterator[tuple[int, list[JudgeItem]]], ceiling: int, cap: Any,
+                       on_result: Callable[[ItemResult], None] | None) -> None:
+    """Start a unit each time a call slot is free (up to ``ceiling`` in flight, while ``cap`` admits) and
+    report each finished unit's results, until every unit is done; on an error, cancel what has not started
+    and give back the slots it held."""
+    pool = stack.enter_context(ThreadPoolExecutor(max_workers=ceiling, thread_name_prefix="judge"))
+    admitter = stack.enter_context(ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-admit"))
+    completions = interruptible.Completions()  # a Ctrl-C a worker took still lands
+    running: dict = {}  # future -> the ticket its item started with
+    admission = None  # a future holding a free slot once no started item wants one
+    exhausted = False
+    admitted = 0  # items started so far: the number of the next one
+    try:
+        while True:
+            if admission is None and not exhausted and len(running) < ceiling:
+                admission = completions.watch(admitter.submit(slots.acquire, admission_priority(admitted)))
+            if not running and admission is None:
+                return
+            finished = completions.next()
+            if finished is admission:
+                slot = admission.result()
+                admission = None
+                entry = next(units, None) if cap is None or cap.admitting() else None
+                if entry is None:
+                    slots.release(slot)
+                    exhausted = True
+                else:
+                    admitted += 1
+                    ticket = Ticket(slots, slot)
+                    running[completions.watch(pool.submit(work, *entry, ticket))] = ticket
+            else:
+                del running[finished]
+                for result in finished.result():
+                    if on_result:
+                        on_result(result)
+    except BaseException:
+        for future, ticket in running.items():
+            if future.cancel():
+                ticket.release_unused()
+        if admission is not None:  # it gets its slot once the started items are done: give it back
+            admission.add_done_callback(lambda f: f.exception() is None and slots.release(f.result()))
+        raise

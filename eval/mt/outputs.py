@@ -22,10 +22,11 @@ from pydantic import JsonValue
 
 from tribunal.data.atomic import write_text_atomically
 from tribunal.data.score_files import write_seg_scores, write_sys_scores
-from tribunal.eval.mt.items import RunItems
+from tribunal.eval.mt.items import Cell, RunItems
 from tribunal.core.call_trace import CallTrace
 from tribunal.core.degraded_role import DegradedRole
 from tribunal.core.item_result import ItemResult
+from tribunal.core.mt_item import JudgeItem
 from tribunal.core.judgment_step import Step
 from tribunal.secrets import redact_text
 from tribunal.eval.mt.grounding import locate
@@ -101,55 +102,68 @@ def write_outputs(out: Path, lp: str, name: str, items: RunItems, results: dict[
     any, ``NAME-REF.degraded.json`` beside them lists them, so ``mt meta-eval --degraded exclude`` can.
     errors.jsonl and transcripts.jsonl hold every item either way.
     """
+    folder, stem = out / "metric-scores" / lp, f"{name}-{reference or 'src'}"
+    paths = {"seg": folder / f"{stem}.seg.score", "errors": out / "errors.jsonl", "transcripts": out / "transcripts.jsonl"}
+    paths |= _write_score_files(folder, stem, items, results, len(sources), exclude_degraded)
+    errors = [_json_line(_cell_record(lp, cell, results.get(cell.key), outputs, sources)) for cell in items.cells]
+    write_text_atomically(paths["errors"], redact_text("".join(errors)))
+    transcripts = [_json_line(_transcript_record(key, item, result)) for key, item in items.items.items()
+                   if (result := results.get(key)) is not None]
+    write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))
+    return paths
+
+
+def _write_score_files(folder: Path, stem: str, items: RunItems, results: dict[str, ItemResult], n_segments: int,
+                       exclude_degraded: bool) -> dict[str, Path]:
+    """``STEM.seg.score``, ``STEM.sys.score`` when the run covers the test set, ``STEM.degraded.json`` when cells
+    are degraded and counted (the paths of these two, when written); a file not written this time is removed,
+    so none is left from an older run."""
     scored = counted(results, exclude_degraded)
-    seg = segment_scores(items, scored, len(sources))
-    scores = out / "metric-scores" / lp
-    ref = reference or "src"
-    paths = {
-        "seg": scores / f"{name}-{ref}.seg.score",
-        "errors": out / "errors.jsonl",
-        "transcripts": out / "transcripts.jsonl",
-    }
-    write_seg_scores(paths["seg"], seg)
-    sys_path = scores / f"{name}-{ref}.sys.score"
+    seg = segment_scores(items, scored, n_segments)
+    write_seg_scores(folder / f"{stem}.seg.score", seg)
+    paths: dict[str, Path] = {}
+    sys_path = folder / f"{stem}.sys.score"
     if system_level_gap(items, scored) is None:
         write_sys_scores(sys_path, system_scores(seg))
         paths["sys"] = sys_path
     else:
         sys_path.unlink(missing_ok=True)  # an older complete run's file would not match these segments
-    marks = scores / f"{name}-{ref}{DEGRADED_SUFFIX}"
+    marks = folder / f"{stem}{DEGRADED_SUFFIX}"
     degraded = {} if exclude_degraded else degraded_cells(items, results)
     if degraded:
         write_text_atomically(marks, json.dumps(degraded, sort_keys=True) + "\n")
         paths["degraded"] = marks
     else:
         marks.unlink(missing_ok=True)
-    errors = []
-    for cell in items.cells:
-        result = results.get(cell.key)
-        record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
-                  "status": result.status if result else "not run",
-                  "score": result.score if result else None, "reason": result.reason if result else None,
-                  "raw_answer": result.raw if result else None,
-                  **({"degraded": _dumped(result.degraded)} if result and result.degraded else {}),
-                  "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
-                  if result else []}
-        if result and result.ensemble:  # a sampled ensemble: the K scores and their spread
-            ensemble = result.ensemble.model_dump()
-            record["samples"] = {k: ensemble[k] for k in ("scores", "std", "min", "max", "kept", "dropped",
-                                                                 "chosen", "rule")}
-        errors.append(json.dumps(record, ensure_ascii=False) + "\n")
-    write_text_atomically(paths["errors"], redact_text("".join(errors)))
-    transcripts = []
-    for key, item in items.items.items():
-        result = results.get(key)
-        if result is None:
-            continue
-        transcript = _dumped(result.transcript) if result.status == "scored" else call_transcript(result.trace)
-        record = {"key": key, "source": item.source, "translation": item.translation, **item.extras(),
-                  "status": result.status, "reason": result.reason, "debates": result.debates,
-                  **({"degraded": _dumped(result.degraded)} if result.degraded else {}),
-                  "transcript": transcript}
-        transcripts.append(json.dumps(record, ensure_ascii=False) + "\n")
-    write_text_atomically(paths["transcripts"], redact_text("".join(transcripts)))
     return paths
+
+
+def _json_line(record: dict) -> str:
+    """One line of a JSON-lines file."""
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _cell_record(lp: str, cell: Cell, result: ItemResult | None, outputs: dict[str, list[str]],
+                 sources: list[str]) -> dict:
+    """A cell's line of errors.jsonl: its status, score and errors (located in the translation), its samples."""
+    record = {"lp": lp, "system": cell.system, "segment": cell.segment, "key": cell.key,
+              "status": result.status if result else "not run",
+              "score": result.score if result else None, "reason": result.reason if result else None,
+              "raw_answer": result.raw if result else None,
+              **({"degraded": _dumped(result.degraded)} if result and result.degraded else {}),
+              "errors": locate(result.errors, outputs[cell.system][cell.segment], sources[cell.segment])
+              if result else []}
+    if result and result.ensemble:  # a sampled ensemble: the K scores and their spread
+        ensemble = result.ensemble.model_dump()
+        record["samples"] = {k: ensemble[k] for k in ("scores", "std", "min", "max", "kept", "dropped",
+                                                         "chosen", "rule")}
+    return record
+
+
+def _transcript_record(key: str, item: JudgeItem, result: ItemResult) -> dict:
+    """A judged item's line of transcripts.jsonl: its inputs, status and transcript (an unscored one's calls)."""
+    transcript = _dumped(result.transcript) if result.status == "scored" else call_transcript(result.trace)
+    return {"key": key, "source": item.source, "translation": item.translation, **item.extras(),
+            "status": result.status, "reason": result.reason, "debates": result.debates,
+            **({"degraded": _dumped(result.degraded)} if result.degraded else {}),
+            "transcript": transcript}

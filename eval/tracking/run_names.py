@@ -75,15 +75,22 @@ def description(title: str, signature: str | None, metrics: list[tuple[str, floa
     return "\n".join(lines).strip() + "\n"
 
 
-KEY_METRICS = key_metric_keys() + ("span.mpp_f", "span.char_f1", "judge_vs_human.kappa",
-               "judge_vs_human.pearson", "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score",
-               "dev_improvement", "average", "scored", "unscored", "lm_calls", "wall_seconds")
+RUN_KEY_METRICS = ("span.mpp_f", "span.char_f1", "error_free.mcc", "judge_vs_human.kappa", "judge_vs_human.pearson",
+                   "judge_vs_expected.accuracy", "judge_vs_expected.kappa", "dev_tuned_score", "dev_improvement",
+                   "average", "scored", "unscored", "lm_calls", "wall_seconds")
+"""The key metrics after the statistics', for every kind of run (a run logs the ones of its kind)."""
+
+
+def key_metric_order() -> tuple[str, ...]:
+    """Every key metric of a run, in order: the declared statistics' first (read when called, so a
+    statistic registered after import is among them), then :data:`RUN_KEY_METRICS`."""
+    return key_metric_keys() + RUN_KEY_METRICS
 
 
 def key_metric_names(names: Any, limit: int | None = None) -> list[str]:
-    """``names`` ordered key metrics first (in :data:`KEY_METRICS` order), then alphabetically."""
-    present = set(names)
-    ordered = [k for k in KEY_METRICS if k in present] + sorted(present - set(KEY_METRICS))
+    """``names`` ordered key metrics first (in :func:`key_metric_order`), then alphabetically."""
+    present, order = set(names), key_metric_order()
+    ordered = [k for k in order if k in present] + sorted(present - set(order))
     return ordered[:limit] if limit else ordered
 
 

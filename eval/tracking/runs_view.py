@@ -13,7 +13,7 @@ import pandas as pd
 
 from tribunal.errors import UserError
 from tribunal.eval.tracking.mlflow_run import TrackingSettings, mlflow_client
-from tribunal.eval.tracking.run_names import KEY_METRICS, key_metric_names
+from tribunal.eval.tracking.run_names import key_metric_names, key_metric_order
 
 COST_METRICS = ("lm_calls", "lm_tokens", "wall_seconds")
 # What a user compares first, in this order (the rest follow alphabetically).
@@ -77,10 +77,10 @@ def _number(value: float) -> str:
 
 def runs_table(runs: list[Any], key_metrics: int = 4) -> pd.DataFrame:
     """One row per run: identity, duration, its first key metrics, and the signature."""
-    rows = []
+    rows, keys = [], set(key_metric_order())
     for run in runs:
         tags, metrics = run.data.tags, run.data.metrics
-        shown = key_metric_names([k for k in metrics if k in KEY_METRICS] or metrics, key_metrics)
+        shown = key_metric_names([k for k in metrics if k in keys] or metrics, key_metrics)
         rows.append({
             "run_id": run.info.run_id,
             "name": run.info.run_name,

@@ -86,7 +86,7 @@ def test_one_default_per_kind_and_each_option_has_one_owner():
 
 
 def test_every_derived_table_equals_the_registry():
-    from tribunal.cli.mt_evaluate import OWNED_OPTIONS
+    from tribunal.cli.mt_evaluate_config import owned_options
     from tribunal.optimizers.program_settings import ModelSettings, _settings
     from tribunal.optimizers.program_source import program_kind
     from tribunal.programs.mqm.labels import PROGRAM_LABELS
@@ -97,7 +97,8 @@ def test_every_derived_table_equals_the_registry():
     assert [n for n in JUDGES.names("mt") if not n.startswith("test-")] == MT
     assert set(PROGRAM_LABELS) == {j.name for j in JUDGES if j.labels}
     assert set(JUDGES.roles()) >= {"accuracy", "debater", "gemba", "eaprompt", "evaluator", "scorer", "post_editor", "verifier"}
-    assert OWNED_OPTIONS == tuple(o for j in JUDGES for o in j.options)
+    assert list(owned_options()) == [o for j in JUDGES for o in j.options]
+    assert all(JUDGES.owner(o) is judge for o, judge in owned_options().items())
     for judge in shipped:
         assert program_kind(judge.name, None) == judge.kind
         settings = _settings(judge.name)

@@ -19,7 +19,7 @@ from tests.support.loopback import loopback_server
 from tests.support.mqm_fakes import synthetic_judge
 from tribunal import read_run_summary
 from tribunal.cli import app
-from tribunal.cli.mt_evaluate import print_summary
+from tribunal.cli.mt_summary_lines import print_summary
 from tribunal.errors import EXIT_CAPPED
 from tests.support.judging_paths import either_judging  # noqa: F401  (a fixture: both judging paths)
 

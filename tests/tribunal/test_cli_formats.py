@@ -25,7 +25,7 @@ def test_numbers_have_fixed_decimals_and_undefined_values_say_why():
 
 
 def test_span_scores_when_nothing_was_predicted_follow_the_empty_side_convention():
-    from tribunal.cli.mt_evaluate import span_reasons
+    from tribunal.cli.mt_summary_lines import span_reasons
     from tribunal.core.spans import span
     from tribunal.eval.meta.spans.legacy import legacy_scores
 

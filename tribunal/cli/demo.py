@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from tribunal.cli.cap_options import MaxCallsOption, MaxCostOption, make_cap
-from tribunal.cli.common import NoTrack, TrackingUri, data_root, tracking_settings
+from tribunal.cli.common import NoTrack, TrackingUri, data_root
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
@@ -75,8 +75,7 @@ def demo(
     LM steps together: once the cap is reached the remaining LM steps are skipped and the demo
     exits with status 5.
     """
-    run_demo(ctx, DemoArgs(data, out, lm, api_base, api_key_env, cache, reasks, max_tokens, timeout, server_slots,
-                           no_lm, max_cost, max_calls, tracking_uri, no_track, experiment))
+    run_demo(ctx, DemoArgs.of(locals()))
 
 
 def demo_model(args: DemoArgs) -> Optional[str]:
@@ -106,7 +105,7 @@ def run_demo(ctx: typer.Context, args: DemoArgs) -> None:
         cap.check_models([lm])
     writable_folder(out, "--out")
     console = make_console()
-    settings = tracking_settings(args.tracking_uri, args.no_track, args.experiment)
+    settings = args.tracking_settings()
     root = data_root()
     wmt23 = args.data or (root / "wmt23" if root else None)
     have_wmt23 = wmt23 is not None and (wmt23 / "sources").is_dir()

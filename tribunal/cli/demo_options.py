@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from tribunal.cli.lm_args import LMArgs, TrackingArgs
 from tribunal.cli.lm_options import API_BASE_HELP, API_KEY_ENV_HELP, CACHE_HELP
 
 DataOption: Optional[Path] = typer.Option(None, "--data",
@@ -26,22 +27,12 @@ DemoExperimentOption: str = typer.Option("tribunal-demo", "--experiment", help="
 
 
 @dataclass
-class DemoArgs:
+class DemoArgs(LMArgs, TrackingArgs):
     """The options of ``tribunal demo``, as the command received them (see its ``--help``)."""
 
     data: Optional[Path]
     out: Path
-    lm: Optional[str]
-    api_base: Optional[str]
-    api_key_env: Optional[str]
-    cache: bool
-    reasks: Optional[int]
-    max_tokens: Optional[int]
-    timeout: Optional[float]
     server_slots: Optional[str]
     no_lm: bool
     max_cost: Optional[float]
     max_calls: Optional[int]
-    tracking_uri: Optional[str]
-    no_track: bool
-    experiment: str

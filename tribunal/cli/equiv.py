@@ -78,11 +78,7 @@ def audit(
     kind, the share of pairs judged 'different', with agreement between the rules, repeat
     consistency and order flips. Tables go to --out; the run is logged to MLflow.
     """
-    run_audit_command(ctx, AuditArgs(
-        suite, pairs, rules, rubric, lm, api_base, api_key_env, cache, reasks, max_tokens, timeout, temperature,
-        tfidf_threshold, embedding_threshold, embedding_target_rate, embedder, chain_threshold, chain_steps,
-        chain_extra_steps, cascade_low, cascade_high, limit, repeats, threads, program, out, max_cost, max_calls,
-        tracking_uri, no_track, experiment, estimate, as_json))
+    run_audit_command(ctx, AuditArgs.of(locals()))
 
 
 def _capped_generation(console, cap, result, run_id) -> None:

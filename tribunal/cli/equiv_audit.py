@@ -12,12 +12,12 @@ import typer
 from tribunal.cli.cap_options import make_cap
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
-from tribunal.cli.common import tracking_settings
 from tribunal.cli.equiv_inputs import first_pairs, load_pairs_or_suite, parse_embedding_threshold
 from tribunal.cli.equiv_report import print_audit
 from tribunal.cli.errors import UserError
 from tribunal.cli.estimate_options import show_estimate
-from tribunal.cli.lm_options import build_cli_lm, cli_lm_settings, independent_repeats_notice
+from tribunal.cli.lm_args import LMArgs, TrackingArgs
+from tribunal.cli.lm_options import independent_repeats_notice
 from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 from tribunal.eval.equiv.rule_set import build_rules, check_rule_options
 
@@ -26,20 +26,13 @@ TEMPERATURE_0_VOTES = ("--temperature 0: the LLM judge's third vote is no repeat
 
 
 @dataclass
-class AuditArgs:
+class AuditArgs(LMArgs, TrackingArgs):
     """The options of ``tribunal equiv audit``, as the command received them (see its ``--help``)."""
 
     suite: Optional[Path]
     pairs: Optional[Path]
     rules: str
     rubric: Optional[str]
-    lm: Optional[str]
-    api_base: Optional[str]
-    api_key_env: Optional[str]
-    cache: bool
-    reasks: Optional[int]
-    max_tokens: Optional[int]
-    timeout: Optional[float]
     temperature: float
     tfidf_threshold: float
     embedding_threshold: str
@@ -57,9 +50,6 @@ class AuditArgs:
     out: Optional[Path]
     max_cost: Optional[float]
     max_calls: Optional[int]
-    tracking_uri: Optional[str]
-    no_track: bool
-    experiment: str
     estimate: bool
     as_json: bool
 
@@ -96,8 +86,7 @@ def show_audit_estimate(args: AuditArgs, options: dict[str, Any], loaded: Any, r
     """``--estimate``: the rules rebuilt on a rehearsal LM; nothing is sent, nothing tracked, nothing written."""
     from tribunal.eval.estimate.equiv_estimate import estimate_audit  # startup: kept out of `tribunal --help`
 
-    lm_settings = cli_lm_settings(args.lm, args.api_base, args.temperature, args.api_key_env,
-                                  args.cache and args.repeats == 1, args.reasks, args.max_tokens, args.timeout)
+    lm_settings = args.lm_settings(args.temperature, cache=args.cache and args.repeats == 1)
 
     def make(rehearsal_lm: Any) -> list:
         """The same rules on the rehearsal LM."""
@@ -132,14 +121,12 @@ def run_audit_command(ctx: typer.Context, args: AuditArgs) -> None:
         writable_folder(args.out, "--out")
     loaded = first_pairs(load_pairs_or_suite(args.suite, args.pairs), args.limit)
     # Repeats meant to be independent must be fresh calls: a cached answer would make them agree by construction.
-    options["lm"] = build_cli_lm(args.lm, args.api_base, args.temperature, args.api_key_env,
-                                 cache=args.cache and args.repeats == 1, reasks=args.reasks,
-                                 max_tokens=args.max_tokens, timeout=args.timeout)
+    options["lm"] = args.build_lm(args.temperature, cache=args.cache and args.repeats == 1)
     options |= tuned_judge_options(args)
     rule_objs = build_rules(args.rules, args.rubric or "full", options)
     if args.estimate:
         return show_audit_estimate(args, options, loaded, rule_objs)
-    settings = tracking_settings(args.tracking_uri, args.no_track, args.experiment)
+    settings = args.tracking_settings()
     console = make_console()
     print_notices(args, options, rule_objs)
     out = args.out or default_out(rule_objs, loaded, args.repeats)

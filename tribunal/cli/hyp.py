@@ -70,10 +70,7 @@ def run(
     labels how each critique demand was met. Runs are stored in --out (resumable) for
     `tribunal hyp divergence`; the run is logged to MLflow.
     """
-    run_hyp_command(ctx, RunArgs(
-        lm, api_base, api_key_env, cache, reasks, max_tokens, timeout, instance, depths, reruns, temperature,
-        max_per_opening, judge_lm, judge_temperature, engagement, threads, out, max_cost, max_calls, tracking_uri,
-        no_track, experiment, estimate, as_json))
+    run_hyp_command(ctx, RunArgs.of(locals()))
 
 
 @app.command("divergence", epilog=DIVERGENCE_EPILOG)
@@ -112,7 +109,4 @@ def divergence(
     its exact permutation p-value, per-instance rows, clusters and engagement label shares. Tables
     go to --out as TSV; the run is logged to MLflow.
     """
-    run_divergence_command(ctx, DivergenceArgs(
-        run_dir, rules, rubric, lm, api_base, api_key_env, cache, reasks, max_tokens, timeout, tfidf_threshold,
-        embedding_threshold, embedder, matching, alternative, exact_limit, samples, seed, frame_judge, out, max_cost,
-        max_calls, tracking_uri, no_track, experiment))
+    run_divergence_command(ctx, DivergenceArgs.of(locals()))

@@ -10,30 +10,22 @@ from typing import Any, Optional
 import typer
 
 from tribunal.cli.cap_options import cap_lines, make_cap
-from tribunal.cli.common import tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
-from tribunal.cli.lm_options import build_cli_lm
+from tribunal.cli.lm_args import LMArgs, TrackingArgs
 from tribunal.cli.numbers import number, p_value
 from tribunal.errors import EXIT_CAPPED
 from tribunal.eval.equiv.rule_set import build_rules
 
 
 @dataclass
-class DivergenceArgs:
+class DivergenceArgs(LMArgs, TrackingArgs):
     """The options of ``tribunal hyp divergence``, as the command received them (see its ``--help``)."""
 
     run_dir: Path
     rules: str
     rubric: str
-    lm: Optional[str]
-    api_base: Optional[str]
-    api_key_env: Optional[str]
-    cache: bool
-    reasks: Optional[int]
-    max_tokens: Optional[int]
-    timeout: Optional[float]
     tfidf_threshold: float
     embedding_threshold: float
     embedder: str
@@ -46,9 +38,6 @@ class DivergenceArgs:
     out: Optional[Path]
     max_cost: Optional[float]
     max_calls: Optional[int]
-    tracking_uri: Optional[str]
-    no_track: bool
-    experiment: str
 
 
 def choice(option: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -86,8 +75,7 @@ def run_divergence_command(ctx: typer.Context, args: DivergenceArgs) -> None:
                                   frame_judge=args.frame_judge)
     out = args.out or args.run_dir / "divergence"
     writable_folder(out, "--out")
-    lm = build_cli_lm(args.lm, args.api_base, 0.0, args.api_key_env, args.cache, args.reasks, args.max_tokens,
-                      args.timeout)
+    lm = args.build_lm(0.0)
     rule_objs = build_rules(args.rules, args.rubric, dict(tfidf_threshold=args.tfidf_threshold,
                                                           embedding_threshold=args.embedding_threshold,
                                                           embedder=args.embedder, lm=lm, lm_name=args.lm))
@@ -97,7 +85,7 @@ def run_divergence_command(ctx: typer.Context, args: DivergenceArgs) -> None:
     console = make_console()
     try:
         result = run_divergence(args.run_dir, rule_objs,
-                                tracking_settings(args.tracking_uri, args.no_track, args.experiment), out, settings,
+                                args.tracking_settings(), out, settings,
                                 cap=cap)
     except DivergenceCapped as err:
         capped_divergence(console, cap, err.left)

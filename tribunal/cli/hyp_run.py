@@ -10,27 +10,19 @@ from typing import Any, List, Optional
 import typer
 
 from tribunal.cli.cap_options import cap_lines, make_cap
-from tribunal.cli.common import tracking_settings
 from tribunal.cli.console import console as make_console
 from tribunal.cli.console import line
 from tribunal.cli.errors import UserError
 from tribunal.cli.estimate_options import show_estimate
-from tribunal.cli.lm_options import build_cli_lm, cli_lm_settings
+from tribunal.cli.lm_args import LMArgs, TrackingArgs
 from tribunal.cli.numbers import count
 from tribunal.errors import EXIT_CAPPED, EXIT_UNSCORED
 
 
 @dataclass
-class RunArgs:
+class RunArgs(LMArgs, TrackingArgs):
     """The options of ``tribunal hyp run``, as the command received them (see its ``--help``)."""
 
-    lm: str
-    api_base: Optional[str]
-    api_key_env: Optional[str]
-    cache: bool
-    reasks: Optional[int]
-    max_tokens: Optional[int]
-    timeout: Optional[float]
     instance: Optional[List[Path]]
     depths: str
     reruns: int
@@ -43,21 +35,9 @@ class RunArgs:
     out: Optional[Path]
     max_cost: Optional[float]
     max_calls: Optional[int]
-    tracking_uri: Optional[str]
-    no_track: bool
-    experiment: str
     estimate: bool
     as_json: bool
 
-    def lm_settings(self, model: str, temperature: float) -> Any:
-        """The settings of one role's LM (``model`` at ``temperature``, the shared endpoint and limits)."""
-        return cli_lm_settings(model, self.api_base, temperature, self.api_key_env, self.cache, self.reasks,
-                               self.max_tokens, self.timeout)
-
-    def lm_object(self, model: str, temperature: float) -> Any:
-        """One role's LM, built as :meth:`lm_settings` describes it."""
-        return build_cli_lm(model, self.api_base, temperature, self.api_key_env, self.cache, self.reasks,
-                            self.max_tokens, self.timeout)
 
 
 def parse_depths(text: str) -> list[int]:
@@ -115,23 +95,23 @@ def run_hyp_command(ctx: typer.Context, args: RunArgs) -> None:
     settings = RunSettings(depths=parse_depths(args.depths), reruns=args.reruns, max_per_opening=args.max_per_opening,
                            threads=args.threads)
     judge = args.judge_lm or args.lm
-    lm_settings = args.lm_settings(args.lm, args.temperature)
-    judge_settings = args.lm_settings(judge, args.judge_temperature) if args.engagement else None
+    lm_settings = args.lm_settings(args.temperature)
+    judge_settings = args.lm_settings(args.judge_temperature, model=judge) if args.engagement else None
     if args.estimate:
         from tribunal.eval.estimate.hyp_estimate import estimate_hyp_run  # startup: kept out of `tribunal --help`
 
         return show_estimate(estimate_hyp_run(loaded, settings, lm_settings, judge_settings, out), args.as_json)
-    lm_obj = args.lm_object(args.lm, args.temperature)
+    lm_obj = args.build_lm(args.temperature)
     public = LMSettings(model=args.lm, api_base=args.api_base, temperature=args.temperature).public()
     judge_obj = judge_public = None
     if args.engagement:
-        judge_obj = args.lm_object(judge, args.judge_temperature)
+        judge_obj = args.build_lm(args.judge_temperature, model=judge)
         judge_public = LMSettings(model=judge, api_base=args.api_base, temperature=args.judge_temperature).public()
     cap = make_cap(args.max_cost, args.max_calls, ctx=ctx)
     if cap is not None:
         cap.check_models([args.lm, judge] if args.engagement else [args.lm])
     result = run_workflow(loaded, settings, lm_obj, public, out,
-                          tracking_settings(args.tracking_uri, args.no_track, args.experiment),
+                          args.tracking_settings(),
                           judge_obj, judge_public, cap=cap)
     if result.summary is not None:  # None: a stand-in job (tests) that wrote no summary
         finish_run(console, result.summary)

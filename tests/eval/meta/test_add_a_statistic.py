@@ -89,7 +89,7 @@ def test_the_toy_statistic_is_a_row_of_mt_compare(toy, tmp_path, capsys):
 
 
 def test_the_toy_statistic_is_in_the_run_report(toy, tiny_mtme):
-    from tribunal.cli.mt_evaluate import _meta_lines
+    from tribunal.cli.mt_summary_lines import _meta_lines
     from tribunal.eval.mt.items import RunItems
     from tribunal.eval.mt.report import meta_evaluation
 

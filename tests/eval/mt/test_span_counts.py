@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tribunal.cli.mt_evaluate import span_sides
+from tribunal.cli.mt_summary_lines import span_sides
 from tribunal.eval.mt.grounding import locate
 from tribunal.eval.mt.report import span_tally
 
