@@ -84,7 +84,8 @@ def _sample_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[st
     nodes = []
     for number, group in sorted(by_sample.items()):
         entry = entries.get(number, {})
-        judgment = SimpleNamespace(transcript=entry.get("transcript", []), debates=entry.get("debates") or {})
+        steps = entry.get("transcript", [])
+        judgment = SimpleNamespace(transcript=steps, debates=debate_summaries([Step.model_validate(t) for t in steps]))
         outputs = {k: entry[k] for k in ("status", "score", "errors", "reason") if k in entry}
         nodes.append(SpanNode.around(f"sample {number}", _stage_nodes(group, judgment, item_inputs), outputs=outputs,
                                      attributes={"tribunal.sample": number, "tribunal.rollout_id": number}))

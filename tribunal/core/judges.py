@@ -86,8 +86,10 @@ class Judge:
     scale: Scale = "mqm"
     """The scale of its score: ``mqm`` (penalties, 0 best) or ``esa`` (GEMBA-ESA's 0-100)."""
     settings: Settings | None = None
-    roles: tuple[str, ...] = ()
-    """The roles its LM calls are made as (each may run on its own LM, ``--role-lm ROLE=MODEL``)."""
+    roles: str | tuple[str, ...] = ()
+    """``"module:attribute"`` of the role names its program declares (its ``ROLES``: the roles its LM calls are
+    made as, each of which may run on its own LM, ``--role-lm ROLE=MODEL``), or the names themselves (a test
+    judge); read through :meth:`role_names`."""
     role_groups: tuple[tuple[str, str], ...] = ()
     """``(role, group)``: a role without its own LM falls back to its group's, then to the default LM."""
     answer_tokens: tuple[tuple[str, int], ...] = ()
@@ -125,6 +127,10 @@ class Judge:
     def title(self) -> str:
         """The display name (``name`` when none is declared)."""
         return self.display or self.name
+
+    def role_names(self) -> tuple[str, ...]:
+        """The roles its program declares (imported on first use, as the builder is)."""
+        return tuple(load(self.roles)) if self.roles else ()
 
     def factory(self) -> Callable[..., Any]:
         """The builder (imported on first use)."""
@@ -227,7 +233,7 @@ class JudgeRegistry:
         """Every role of every judge, each once, groups included, in declaration order."""
         seen: dict[str, None] = {}
         for judge in self:
-            for role in judge.roles:
+            for role in judge.role_names():
                 seen.setdefault(role)
         return tuple(seen)
 
@@ -266,8 +272,7 @@ _MMAD_FLAGS = (
 JUDGES = JudgeRegistry([
     Judge("mmad", f"{_MQM}.mmad:MMAD", "mt", "M-MAD", default=True,
           settings=Settings(f"{_MQM}.mmad_settings:MMADConfig", "mmad"), aliases=_MMAD_FLAGS,
-          roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
-                 "debate_judge", "judge"),
+          roles=f"{_MQM}.mmad_roles:ROLES",
           role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
           answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
                          ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
@@ -278,34 +283,35 @@ JUDGES = JudgeRegistry([
                       "debater calls plus the consensus check (paper) or until the debaters agree (lean), up to "
                       "--rounds rounds; the final judge unless its policy skips it (paper: no stage-1 error)",
                       fixed=False)),
-    Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
+    Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=f"{_MQM}.gemba:ROLES",
           answer_tokens=(("gemba", 512),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
-    Judge("gemba-mqm-v2", f"{_MQM}.gemba_v2:GembaMQMV2Judge", "mt", "GEMBA-MQM-V2", roles=("gemba",),
+    Judge("gemba-mqm-v2", f"{_MQM}.gemba_v2:GembaMQMV2Judge", "mt", "GEMBA-MQM-V2", roles=f"{_MQM}.gemba:ROLES",
           answer_tokens=(("gemba", 512),), labels=f"{_MQM}.labels:GEMBA_LABELS",
           demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS",
           calls=Calls("1 call per item and sample (the published preset: --samples 10 --combine gemba-v2)")),
-    Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
+    Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=f"{_MQM}.eaprompt:ROLES",
           answer_tokens=(("eaprompt", 768),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
           settings=Settings(f"{_MQM}.esa:ESAConfig", "esa"), aliases=(_ablate("spans (gemba-esa)"),),
-          roles=("evaluator", "scorer"), stages=(("spans", 1), ("score", 0)),
+          roles=f"{_MQM}.esa:ROLES", stages=(("spans", 1), ("score", 0)),
           answer_tokens=(("evaluator", 512), ("scorer", 128)),
           calls=Calls("2 calls per item: the error spans, then the score (1 without the span step)"),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
           settings=Settings(f"{_MQM}.ape:APEConfig", "ape"), aliases=(_ablate("verifier (mqm-ape)"),),
           stages=(("evaluate", 2), ("post_edit", 1), ("verify", 0)),
-          roles=("evaluator", "post_editor", "verifier"),
+          roles=f"{_MQM}.ape:ROLES",
           answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)),
           calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "
                       "the high end counts 3 errors an item", fixed=False), fallbacks=f"{_MQM}.ape:FALLBACK",
           labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
-    Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa", roles=("error_free",),
+    Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa",
+          roles=f"{_MQM}.error_free:ROLES",
           answer_tokens=(("error_free", 64),), calls=Calls("1 call per item"), marks_spans=False,
           labels=f"{_MQM}.labels:ERROR_FREE_LABELS"),
-    Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=("joint",),
+    Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=f"{_MQM}.joint:ROLES",
           settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 1024),), together=True,
           labels=f"{_MQM}.labels:JOINT_LABELS",
           calls=Calls("1 call per source segment for all its candidates (2 with joint.orders=2): 1/N (2/N) calls "
