@@ -16,16 +16,28 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Iterator, Literal
+from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Literal, TypeVar, cast
 
 from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
+
+from tribunal.core.demo_plan import DemoPlan, LabelFunction
+
+if TYPE_CHECKING:  # the types of what the paths name: nothing above this layer is imported
+    import dspy
+
+    from tribunal.core.judge_settings import JudgeSettings
+    from tribunal.programs.mqm.roles import RoleLMs
+    from tribunal.programs.mqm.segment_inputs import SegmentInputs
 
 Kind = Literal["mt", "equiv"]
 Scale = Literal["mqm", "esa"]
 
 
-def load(target: str | Any) -> Any:
+Loaded = TypeVar("Loaded")
+
+
+def load(target: str | Loaded) -> Loaded | object:
     """The object a ``"module:attribute"`` path names (anything else is returned as it is)."""
     if not isinstance(target, str):
         return target
@@ -76,7 +88,7 @@ class Judge:
     """One judge, declared once (see the module docstring)."""
 
     name: str
-    builder: str | Callable[..., Any]
+    builder: str | Callable[..., dspy.Module]
     """``"module:attribute"`` of the ``dspy.Module`` class (or a factory) building a fresh, untuned judge."""
     kind: Kind | None = None
     """What it judges: ``mt`` (an MQM annotation of a translation) or ``equiv`` (a pair of hypotheses);
@@ -130,17 +142,18 @@ class Judge:
 
     def role_names(self) -> tuple[str, ...]:
         """The roles its program declares (imported on first use, as the builder is)."""
-        return tuple(load(self.roles)) if self.roles else ()
+        return tuple(cast("tuple[str, ...]", load(self.roles))) if self.roles else ()
 
-    def factory(self) -> Callable[..., Any]:
+    def factory(self) -> Callable[..., dspy.Module]:
         """The builder (imported on first use)."""
-        return load(self.builder)
+        return cast("Callable[..., dspy.Module]", load(self.builder))
 
-    def settings_model(self) -> Any:
+    def settings_model(self) -> type[JudgeSettings] | None:
         """The pydantic class of its settings, None for a judge without."""
-        return load(self.settings.model) if self.settings else None
+        return cast("type[JudgeSettings]", load(self.settings.model)) if self.settings else None
 
-    def build(self, settings: Any = None, lms: Any = None, **keywords: Any) -> Any:
+    def build(self, settings: JudgeSettings | None = None, lms: RoleLMs | None = None,
+              **keywords: object) -> dspy.Module:
         """A fresh program: ``settings`` (its model; None: the defaults) and ``lms`` (role LMs) when given."""
         if self.settings is not None and settings is not None:
             keywords[self.settings.keyword] = settings
@@ -148,15 +161,15 @@ class Judge:
             keywords["lms"] = lms
         return self.factory()(**keywords)
 
-    def label_functions(self) -> dict[str, Any]:
+    def label_functions(self) -> dict[str, LabelFunction]:
         """``{predictor: label}`` (empty for a judge without labelled demos)."""
-        return dict(load(self.labels)) if self.labels else {}
+        return dict(cast("dict[str, LabelFunction]", load(self.labels))) if self.labels else {}
 
-    def demo_plan(self) -> Any:
+    def demo_plan(self) -> DemoPlan | None:
         """Its default demo plan, None for a zero-shot judge."""
-        return load(self.demos) if self.demos else None
+        return cast(DemoPlan, load(self.demos)) if self.demos else None
 
-    def spans_marked(self, settings: Any = None) -> bool:
+    def spans_marked(self, settings: JudgeSettings | None = None) -> bool:
         """Whether this judge with ``settings`` outputs error spans."""
         ablated = self.spans_switch is not None and self.spans_switch in getattr(settings, "ablate", ())
         return self.marks_spans and not ablated
@@ -323,10 +336,12 @@ JUDGES = JudgeRegistry([
 """The shipped judges."""
 
 
-def build_judge(name: str, settings: Any = None, lms: Any = None, segment: Any = None, **keywords: Any) -> Any:
+def build_judge(name: str, settings: JudgeSettings | None = None, lms: RoleLMs | None = None,
+                segment: SegmentInputs | None = None, **keywords: object) -> dspy.Module:
     """A fresh, untuned program of judge ``name``: its settings model (None: the defaults), role LMs,
     segment inputs (a ``SegmentInputs``, MT judges) and further constructor keywords."""
-    with_segment_inputs = load(_SEGMENT_INPUTS)  # by path, as the builders: core imports nothing above it
+    with_segment_inputs = cast("Callable[[dspy.Module, SegmentInputs | None], dspy.Module]",
+                               load(_SEGMENT_INPUTS))  # by path, as the builders: core imports nothing above it
     return with_segment_inputs(JUDGES.get(name).build(settings, lms, **keywords), segment)
 
 
