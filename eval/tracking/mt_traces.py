@@ -27,6 +27,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tribunal.core.item_result import ItemResult
+from tribunal.core.judgment_step import Step, debate_summaries
 from tribunal.eval.tracking.traces import SpanNode, call_node
 
 STAGE_TITLES = {"stage1": "stage 1: dimension agents", "stage2": "stage 2: debates", "stage3": "stage 3: final judge"}
