@@ -36,7 +36,8 @@ import numpy as np
 import warnings
 
 from tribunal.optimizers.equiv_metric import expected_verdict, predicted_verdict
-from tribunal.optimizers.mt_metric import example_span_f, gold_spans, predicted_mqm_score, translation_spans
+from tribunal.optimizers.mt_metric import example_span_f, gold_spans, predicted_mqm_score, read_judgment, \
+    translation_spans
 from tribunal.eval.meta.agreement_stats import kendall_tau_b
 from tribunal.eval.meta.correlation import pearson as wmt_pearson, tie_calibrated_accuracy
 from tribunal.eval.meta.lp_tasks import GoldMatrices
@@ -148,12 +149,13 @@ def f1_different(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
 def span_mpp(predictions: Sequence[Any], golds: Sequence[Any]) -> float:
     """Micro MPP F over the dev items' target-side spans (``mt evaluate``'s and ``mt span-eval``'s default
     measure, :mod:`tribunal.eval.meta.spans`; Perrella et al., 2026). An unscored item predicted nothing:
-    its human spans count, with no credit (its recall is 0); a predicted span not found in the
+    its human spans count, with no credit (its recall is 0), as does a prediction that is no judgment; a predicted span not found in the
     translation counts as predicted, matching nothing."""
     counts, missed = [], 0
     for pred, gold in zip(predictions, golds):
-        located, missing = ([], []) if pred is None else translation_spans(_get(pred, "errors"),
-                                                                           str(_get(gold, "translation")))
+        judgment = None if pred is None else read_judgment(pred)[0]
+        located, missing = ([], []) if judgment is None else translation_spans(judgment.errors,
+                                                                               str(_get(gold, "translation")))
         _, segment = example_span_f(located, missing, gold_spans(gold))
         counts.append(segment)
         missed += len(missing)

@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from tribunal.core.degraded_role import DegradedRole
+from tribunal.core.mt_judgment import MTJudgment, MalformedJudgment
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, unscored
 
 
@@ -61,10 +63,13 @@ class DevScore:
                 for i, o in enumerate(self.outcomes)]
 
 
-def _degradations(prediction: Any) -> Any:
-    """The fallbacks a prediction records (``degraded``), empty when none or no prediction."""
-    getter = getattr(prediction, "get", None)
-    return getter("degraded") if callable(getter) else None
+def _degradations(prediction: object) -> list[DegradedRole]:
+    """The fallbacks a prediction's judgment records (:meth:`MTJudgment.of`), none when it has no judgment
+    (no prediction, or a judge of another kind)."""
+    try:
+        return MTJudgment.of(prediction).degraded
+    except MalformedJudgment:
+        return []
 
 
 def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, threads: int = 4,
@@ -84,6 +89,8 @@ def evaluate_program(program: Any, examples: list[Any], metric: JudgeMetric, thr
             if not is_answer_failure(err):  # tribunal's own (the local server is gone): the run stops
                 raise
             return None, unscored(f"program failed: {type(err).__name__}: {str(err)[:200]}")
+        except MalformedJudgment as err:  # validated where the program returned it: unscored, as in the runner
+            return None, unscored(f"malformed judgment: {err}")
         return prediction, metric.outcome(example, prediction)
 
     bugs: list[Exception] = []

@@ -24,6 +24,7 @@ import numpy as np
 
 from tribunal.eval.meta.binary_measures import measures
 from tribunal.eval.meta.error_free import from_judgment, mqm_error_free
+from tribunal.optimizers.mt_metric import read_judgment
 
 
 def _get(obj: Any, name: str) -> Any:
@@ -38,14 +39,13 @@ def gold_label(gold: Any) -> float:
     return from_judgment((), _get(gold, "gold_score"), "mqm")  # the score half: >= 0, no penalty
 
 
-def predicted_label(pred: Any) -> float:
-    """The prediction's error-free label, NaN when it is unscored."""
-    score = None if pred is None else _get(pred, "score")
-    try:
-        score = None if score is None or isinstance(score, bool) else float(score)
-    except (TypeError, ValueError):  # an unusable score: unscored, as predicted_mqm_score says
+def predicted_label(pred: object) -> float:
+    """The prediction's error-free label, NaN when it is unscored (no prediction, or no judgment:
+    :func:`~tribunal.optimizers.mt_metric.read_judgment`)."""
+    judgment = None if pred is None else read_judgment(pred)[0]
+    if judgment is None:
         return math.nan
-    return from_judgment(_get(pred, "errors"), score, _get(pred, "scale") or "mqm")
+    return from_judgment(judgment.errors, judgment.score, judgment.scale or "mqm")
 
 
 def labels(predictions: Sequence[Any], golds: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:

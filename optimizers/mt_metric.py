@@ -10,7 +10,8 @@ Three components, averaged with weights over those that apply to the item:
 - ``severity``: of the predicted errors that overlap a human error, the share with the same severity
   (not applicable when nothing overlaps).
 An example whose ``gold_errors`` is None (a human label with a score but no marked spans) is judged
-on its score alone. A prediction without a numeric score is unscored. A prediction whose ``scale`` is ``"esa"``
+on its score alone. A prediction is read as the runner reads it (:meth:`MTJudgment.of`): one that is no
+judgment (no numeric score, errors of the wrong shape...) is unscored with that reason, never zero. A prediction whose ``scale`` is ``"esa"``
 (GEMBA-ESA's 0-100 score) is compared on MQM's scale through
 :func:`tribunal.programs.mqm.scoring.mqm_from_esa` (100 -> 0, 0 -> -25, linear).
 """
@@ -21,6 +22,7 @@ import math
 from typing import Any
 
 from tribunal.eval.meta.spans import SegmentCounts, precision_recall_f, segment_counts
+from tribunal.core.mt_judgment import MTJudgment, MalformedJudgment
 from tribunal.core.spans import Span, side_of, span
 from tribunal.optimizers.metric_base import JudgeMetric, Outcome, mean_of, unscored
 from tribunal.programs.mqm.scoring import mqm_from_esa
@@ -66,23 +68,32 @@ def severity_accuracy(predicted: list[Span], gold: list[Span]) -> float | None:
     return sum(pairs) / len(pairs) if pairs else None
 
 
-def predicted_mqm_score(pred: Any) -> tuple[float | None, str | None]:
-    """A prediction's score on MQM's scale, or ``(None, why it has none)``."""
-    raw = _get(pred, "score")
-    if raw is None or isinstance(raw, bool):
-        return None, "no MQM score in the prediction"
+def read_judgment(pred: object) -> tuple[MTJudgment | None, str | None]:
+    """A prediction's judgment (:meth:`MTJudgment.of`, as the runner reads it), or ``(None, why it has none)``:
+    a malformed one is unscored with the runner's reason, never scored zero."""
     try:
-        predicted = float(raw)
-    except (TypeError, ValueError):
-        return None, f"MQM score {str(raw)[:40]!r} is not a number"
-    if math.isnan(predicted):
+        return MTJudgment.of(pred), None
+    except MalformedJudgment as err:
+        return None, f"malformed judgment: {err}"
+
+
+def predicted_mqm_score(pred: object) -> tuple[float | None, str | None]:
+    """A prediction's score on MQM's scale, or ``(None, why it has none)``."""
+    judgment, problem = read_judgment(pred)
+    if judgment is None:
+        return None, problem
+    return judgment_mqm_score(judgment)
+
+
+def judgment_mqm_score(judgment: MTJudgment) -> tuple[float | None, str | None]:
+    """A judgment's score on MQM's scale (its ``scale`` converted), or ``(None, why it has none)``."""
+    if math.isnan(judgment.score):
         return None, "MQM score is NaN"
-    scale = _get(pred, "scale")
-    if scale is not None:
-        if scale not in TO_MQM_SCALE:
-            return None, f"unknown score scale {scale!r}"
-        predicted = TO_MQM_SCALE[scale](predicted)
-    return predicted, None
+    if judgment.scale is None:
+        return judgment.score, None
+    if judgment.scale not in TO_MQM_SCALE:
+        return None, f"unknown score scale {judgment.scale!r}"
+    return TO_MQM_SCALE[judgment.scale](judgment.score), None
 
 
 class MQMMetric(JudgeMetric):
@@ -97,12 +108,13 @@ class MQMMetric(JudgeMetric):
         self.scale = scale
 
     def judge(self, gold: Any, pred: Any) -> Outcome:
-        predicted_score, problem = predicted_mqm_score(pred)
-        if predicted_score is None:
+        judgment, problem = read_judgment(pred)
+        predicted_score, problem = judgment_mqm_score(judgment) if judgment is not None else (None, problem)
+        if judgment is None or predicted_score is None:
             return unscored(problem)
         human = float(gold.get("gold_score"))
         translation = gold.get("translation") or ""
-        located, missing = translation_spans(_get(pred, "errors"), translation)
+        located, missing = translation_spans(judgment.errors, translation)
         reference = gold_spans(gold)
         f1, counts = example_span_f(located, missing, reference)
         components = {

@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import PrivateAttr
 
+from tribunal.core.mt_judgment import MTJudgment
 from tribunal.quiet import leaves_filters_as_found
 
 with warnings.catch_warnings():  # MLflow, numpy, pandas and scipy add filters on import: not to the caller's process
@@ -153,17 +154,17 @@ class MQMJudge(_LibraryScorer):
         meter = UsageMeter()
         try:
             with metering(meter):
-                prediction = self._predict(lp, inputs["source"], translation, languages)
+                judgment = MTJudgment.of(self._predict(lp, inputs["source"], translation, languages))
         except Exception as exc:  # unscored, with its reason; an unknown exception is a bug
             reason = unscored_reason(exc)
             if reason is None:
                 raise
             return Feedback(name=self.name, error=f"unscored: {reason}: {str(exc)[:200]}")
-        errors = [e.model_dump(mode="json") for e in prediction.errors]
+        errors = [e.model_dump(mode="json") for e in judgment.errors]
         rationale = "; ".join(f"{e.get('severity')} {e.get('category', e.get('dimension', ''))}: {e.get('span', '')!r}"
                               for e in errors) or "no errors"
         calls = sum(v for k, v in meter.summary()["calls"].items() if "/" not in k)
-        return Feedback(name=self.name, value=float(prediction.score), rationale=rationale,
+        return Feedback(name=self.name, value=judgment.score, rationale=rationale,
                         metadata={"lm_calls": str(calls), "errors": str(len(errors))})
 
 

@@ -28,11 +28,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from tribunal.eval.mt.combine import combine, nearest, spread
 from tribunal.eval.mt.failures import Failure, TooFewSamples, classify_failure
 from tribunal.core.async_scheduling import afan_out
+from tribunal.core.judgment_step import debate_summaries
+from tribunal.core.mt_judgment import MTJudgment, judged
 from tribunal.core.scheduling import fan_out
 from tribunal.programs.mqm.sampling import rollout
 
@@ -67,14 +69,15 @@ class SamplingSettings(BaseModel):
 @dataclass
 class Sample:
     number: int
-    prediction: Any = None
+    judgment: MTJudgment | None = None
+    """The sample's judgment (:meth:`MTJudgment.of` its prediction: a malformed one drops the sample)."""
     error: BaseException | None = None
 
 
 def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
     with rollout(number):
         try:
-            return Sample(number, prediction=program(**inputs))
+            return Sample(number, judgment=MTJudgment.of(program(**inputs)))
         except Exception as exc:  # a failed or unusable sample is dropped; a bug propagates
             return _dropped(number, exc)
 
@@ -82,7 +85,7 @@ def _sample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
 async def _asample(program: Any, inputs: dict[str, Any], number: int) -> Sample:
     with rollout(number):
         try:
-            return Sample(number, prediction=await program.acall(**inputs))
+            return Sample(number, judgment=MTJudgment.of(await program.acall(**inputs)))
         except Exception as exc:  # a failed or unusable sample is dropped; a bug propagates
             return _dropped(number, exc)
 
@@ -111,38 +114,37 @@ async def apredict(program: Any, inputs: dict[str, Any], sampling: SamplingSetti
     return combined(samples, sampling)
 
 
-def _record(sample: Sample) -> dict[str, Any]:
-    if sample.prediction is None:
+def _record(sample: Sample) -> dict[str, JsonValue]:
+    if sample.judgment is None:
         detail = " ".join(str(sample.error).split())[:300]
         return {"stage": "sample", "sample": sample.number, "rollout_id": sample.number, "status": "unscored",
                 "reason": f"{type(sample.error).__name__}: {detail}"}
-    p = sample.prediction
+    judgment = sample.judgment
     return {"stage": "sample", "sample": sample.number, "rollout_id": sample.number, "status": "scored",
-            "score": float(p.score), "errors": [e.model_dump() for e in p.errors], "debates": p.get("debates") or {},
-            "transcript": p.transcript}
+            "score": judgment.score, "errors": [e.model_dump() for e in judgment.errors],
+            "debates": debate_summaries(judgment.transcript),  # the sample's debates, read off its steps
+            "transcript": [step.model_dump() for step in judgment.transcript]}
 
 
 def combined(samples: list[Sample], sampling: SamplingSettings) -> Any:
-    """One prediction from the samples, or :class:`~tribunal.eval.mt.failures.TooFewSamples`."""
-    import dspy  # heavy: dspy
-
-    usable = [s for s in samples if s.prediction is not None]
-    dropped = [s for s in samples if s.prediction is None]
+    """One judgment from the samples (:func:`~tribunal.core.mt_judgment.judged`), or
+    :class:`~tribunal.eval.mt.failures.TooFewSamples`."""
+    usable = [s for s in samples if s.judgment is not None]
+    dropped = [s for s in samples if s.judgment is None]
     if len(usable) < sampling.needed:
         raise _too_few(usable, dropped, sampling)
-    scores = [float(s.prediction.score) for s in usable]
+    scores = [s.judgment.score for s in usable]
     result = combine(scores, sampling.combine)
     chosen = usable[nearest(scores, result.value, result.kept)]
     record = {"samples": sampling.samples, "rule": sampling.combine, "score": result.value,
-              "scores": [float(s.prediction.score) if s.prediction is not None else None for s in samples],
+              "scores": [s.judgment.score if s.judgment is not None else None for s in samples],
               "kept": [usable[i].number for i in result.kept], "usable": len(usable),
               "dropped": [s.number for s in dropped], "chosen": chosen.number, **spread(scores)}
     transcript = [_record(s) for s in samples] + [{"stage": "combine", **record}]
-    extra = {"scale": chosen.prediction.get("scale")} if chosen.prediction.get("scale") else {}
     # the combined score stands on every kept sample: a fallback taken in any of them degrades the item
-    degraded = [{**d, "sample": usable[i].number} for i in result.kept for d in usable[i].prediction.get("degraded") or []]
-    return dspy.Prediction(errors=list(chosen.prediction.errors), score=result.value, transcript=transcript,
-                           ensemble=record, degraded=degraded, **extra)  # its debates: the chosen sample's steps
+    degraded = [{**d.model_dump(), "sample": usable[i].number} for i in result.kept for d in usable[i].judgment.degraded]
+    return judged(result.value, chosen.judgment.errors, transcript, degraded, ensemble=record,
+                  scale=chosen.judgment.scale)  # its debates: the chosen sample's steps
 
 
 def _too_few(usable: list[Sample], dropped: list[Sample], sampling: SamplingSettings) -> TooFewSamples:

@@ -27,6 +27,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from tribunal.core.item_result import ItemResult
+from tribunal.core.judgment_step import Step, debate_summaries
 from tribunal.eval.tracking.traces import SpanNode, call_node
 
 STAGE_TITLES = {"stage1": "stage 1: dimension agents", "stage2": "stage 2: debates", "stage3": "stage 3: final judge"}
@@ -84,7 +85,8 @@ def _sample_nodes(calls: list[dict[str, Any]], result: Any, item_inputs: dict[st
     nodes = []
     for number, group in sorted(by_sample.items()):
         entry = entries.get(number, {})
-        judgment = SimpleNamespace(transcript=entry.get("transcript", []), debates=entry.get("debates") or {})
+        steps = entry.get("transcript", [])
+        judgment = SimpleNamespace(transcript=steps, debates=debate_summaries([Step.model_validate(t) for t in steps]))
         outputs = {k: entry[k] for k in ("status", "score", "errors", "reason") if k in entry}
         nodes.append(SpanNode.around(f"sample {number}", _stage_nodes(group, judgment, item_inputs), outputs=outputs,
                                      attributes={"tribunal.sample": number, "tribunal.rollout_id": number}))

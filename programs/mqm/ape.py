@@ -28,6 +28,7 @@ import dspy
 from pydantic import ConfigDict, Field
 
 from tribunal.core.judge_settings import Ablations
+from tribunal.core.mt_judgment import judged
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Fallback, stand_in
 from tribunal.programs.mqm.plans import Plan, Together, ask
@@ -38,6 +39,12 @@ from tribunal.signatures.mqm.errors import GembaError
 from tribunal.signatures.mqm.gemba import GembaMQM
 from tribunal.signatures.mqm.pairwise_quality import PairwiseQuality
 from tribunal.signatures.mqm.post_edit import PostEdit
+
+EVALUATOR = "evaluator"
+POST_EDITOR = "post_editor"
+VERIFIER = "verifier"
+ROLES: tuple[str, ...] = (EVALUATOR, POST_EDITOR, VERIFIER)
+"""The roles its calls are made as, declared once (its registry entry reads them from here)."""
 
 
 FALLBACK = Fallback(("post_editor", "verifier"), "the evaluator's error, kept unverified (MQM-APE without its "
@@ -72,12 +79,12 @@ class MQMAPEJudge(SegmentJudge):
         """Post-edit ``error`` away, then decide whether it stays: ``{"error", "post_edit", "kept", ...}``; an
         unusable post-editor or verifier keeps the error (``{"error", "kept": True, "degraded": ...}``). A plan."""
         try:
-            edited = (yield ask(self.lms, "post_editor", "post_edit", self.post_edit, source=source,
+            edited = (yield ask(self.lms, POST_EDITOR, "post_edit", self.post_edit, source=source,
                                 translation=translation, error=error, **langs)).post_edit
             record = {"error": error.model_dump(), "post_edit": edited}
             if not self.verified:
                 return record | {"kept": edited.strip() != translation.strip()}
-            better = (yield ask(self.lms, "verifier", "verify", self.verify, source=source, translation_a=translation,
+            better = (yield ask(self.lms, VERIFIER, "verify", self.verify, source=source, translation_a=translation,
                                 translation_b=edited, **langs)).better
             return record | {"better": better, "kept": better == "B"}
         except UnusableAnswer as err:
@@ -87,12 +94,11 @@ class MQMAPEJudge(SegmentJudge):
     def plan(self, source: str, translation: str, source_lang: str = "", target_lang: str = "") -> Plan:
         """The evaluator's errors, then each one's post-edit and check (side by side), the kept ones scored."""
         langs = dict(source_lang=source_lang, target_lang=target_lang)
-        found = list((yield ask(self.lms, "evaluator", "evaluate", self.evaluate, source=source,
+        found = list((yield ask(self.lms, EVALUATOR, "evaluate", self.evaluate, source=source,
                                 translation=translation, **langs)).errors)
         transcript: list[dict] = [{"stage": "evaluate", "role": "evaluator", "errors": [e.model_dump() for e in found]}]
         checks = yield Together([self.checking(langs, source, translation, e) for e in found])
         transcript += [{"stage": "verify" if self.verified else "post_edit", **check} for check in checks]
         kept = [error for error, check in zip(found, checks) if check["kept"]]
         degraded = [check["degraded"] for check in checks if "degraded" in check]
-        return dspy.Prediction(errors=kept, score=ape_mqm_score(kept), transcript=transcript, debates={},
-                               degraded=degraded)
+        return judged(ape_mqm_score(kept), kept, transcript, degraded)

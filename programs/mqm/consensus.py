@@ -17,6 +17,7 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
+from tribunal.programs.mqm.mmad_roles import CONSENSUS, DEFENDER
 from tribunal.programs.mqm.plans import Plan, ask
 from tribunal.programs.mqm.planned import Planned
 from tribunal.programs.mqm.roles import RoleLMs
@@ -40,14 +41,14 @@ class ConsensusDebate(Planned):
 
     def turn(self, case: DebateCase, side: str, round_: int) -> Plan:
         """One debater's turn (a plan, :mod:`tribunal.programs.mqm.plans`)."""
-        predictor, stance = (self.defender, "defend") if side == "defender" else (self.opposer, "oppose")
+        predictor, stance = (self.defender, "defend") if side == DEFENDER else (self.opposer, "oppose")
         out = yield ask(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
         case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
         return out
 
     def agreed(self, case: DebateCase, round_: int, first: list, second: list) -> Plan:
         """The separate consensus call on the two sides' latest annotations (a plan)."""
-        check = yield ask(self.lms, "consensus", STAGE, self.consensus, first_annotations=first,
+        check = yield ask(self.lms, CONSENSUS, STAGE, self.consensus, first_annotations=first,
                           second_annotations=second)
         case.add_turn("consensus", round_, f"consensus={bool(check.consensus)}")
         return bool(check.consensus)

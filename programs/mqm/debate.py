@@ -11,10 +11,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from tribunal.programs.mqm.mmad_roles import DEBATERS
 from tribunal.signatures.mqm.errors import DimensionError
 
 STAGE = "stage2"
-DEBATERS = ("defender", "opposer")
 
 
 @dataclass

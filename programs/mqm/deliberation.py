@@ -10,6 +10,7 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
+from tribunal.programs.mqm.mmad_roles import DEBATE_JUDGE, DEFENDER, OPPOSER
 from tribunal.programs.mqm.plans import Plan, ask
 from tribunal.programs.mqm.planned import Planned
 from tribunal.programs.mqm.roles import RoleLMs
@@ -32,8 +33,8 @@ class Deliberation(Planned):
     def free_rounds(self, case: DebateCase) -> Plan:
         """The free debaters' rounds, A1 then A2 each round (a plan)."""
         for round_ in range(1, self.rounds + 1):
-            for side, predictor, stance in (("defender", self.defender, "defend"), ("opposer", self.opposer, "oppose")):
-                if side == "defender" and round_ == 1 and case.opening is not None:
+            for side, predictor, stance in ((DEFENDER, self.defender, "defend"), (OPPOSER, self.opposer, "oppose")):
+                if side == DEFENDER and round_ == 1 and case.opening is not None:
                     case.add_turn("defender", 1, case.opening, case.assessment, source="stage1")
                     continue
                 out = yield ask(self.lms, side, STAGE, predictor, stance=stance, **case.inputs())
@@ -47,6 +48,6 @@ class Deliberation(Planned):
                 yield from self.debaters.speaking(case, round_)
         else:
             yield from self.free_rounds(case)
-        verdict = yield ask(self.lms, "debate_judge", STAGE, self.judge, **case.inputs())
+        verdict = yield ask(self.lms, DEBATE_JUDGE, STAGE, self.judge, **case.inputs())
         case.add_turn("debate_judge", self.rounds, "verdict", verdict.errors)
         return DebateOutcome(verdict.errors, self.rounds, None, "debate judge")

@@ -20,11 +20,17 @@ import dspy
 from pydantic import ConfigDict, Field
 
 from tribunal.core.judge_settings import Ablations
+from tribunal.core.mt_judgment import judged
 from tribunal.programs.mqm.plans import Plan, ask
 from tribunal.programs.mqm.planned import SegmentJudge
 from tribunal.programs.mqm.roles import RoleLMs, UnusableAnswer
 from tribunal.signatures.mqm.esa_score import ESA_MAX, ESA_MIN, DirectScore, ESAScore
 from tribunal.signatures.mqm.esa_spans import ESASpans
+
+EVALUATOR = "evaluator"
+SCORER = "scorer"
+ROLES: tuple[str, ...] = (EVALUATOR, SCORER)
+"""The roles its calls are made as, declared once (its registry entry reads them from here)."""
 
 # What the prediction's score is (the optimizer metric compares it with MQM labels on one scale).
 SCALE = "esa"
@@ -64,11 +70,11 @@ class GembaESAJudge(SegmentJudge):
         transcript: list[dict] = []
         errors: list = []
         if self.marks_spans:
-            errors = list((yield ask(self.lms, "evaluator", "spans", self.annotate, **inputs)).errors)
+            errors = list((yield ask(self.lms, EVALUATOR, "spans", self.annotate, **inputs)).errors)
             transcript.append({"stage": "spans", "role": "evaluator", "errors": [e.model_dump() for e in errors]})
-            out = yield ask(self.lms, "scorer", "score", self.rate, errors=errors, **inputs)
+            out = yield ask(self.lms, SCORER, "score", self.rate, errors=errors, **inputs)
         else:
-            out = yield ask(self.lms, "scorer", "score", self.rate, **inputs)
+            out = yield ask(self.lms, SCORER, "score", self.rate, **inputs)
         score = checked_score(out.score)
         transcript.append({"stage": "score", "role": "scorer", "score": score})
-        return dspy.Prediction(errors=errors, score=score, scale=SCALE, transcript=transcript, debates={})
+        return judged(score, errors, transcript, scale=SCALE)

@@ -22,12 +22,17 @@ import dspy
 from pydantic import ConfigDict, Field
 
 from tribunal.core.judge_settings import JudgeSettings
+from tribunal.core.mt_judgment import judged
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.mqm.plans import Plan, Together, ask
 from tribunal.programs.mqm.planned import Planned
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.programs.mqm.scoring import gemba_mqm_score
 from tribunal.signatures.mqm.joint import Candidate, JointMQM
+
+JOINT = "joint"
+ROLES: tuple[str, ...] = (JOINT,)
+"""The roles its calls are made as, declared once (its registry entry reads them from here)."""
 
 
 class JointConfig(JudgeSettings):
@@ -78,7 +83,7 @@ class JointMQMJudge(Planned):
         """One call with the candidates shown in ``order`` (a plan): ``{canonical index: errors}`` and its record."""
         labels = [label(p) for p in range(len(order))]
         shown = [Candidate(label=labels[p], translation=candidates[i]) for p, i in enumerate(order)]
-        out = yield ask(self.lms, "joint", "joint", self.annotate, check=_labels_check(labels), source=source,
+        out = yield ask(self.lms, JOINT, "joint", self.annotate, check=_labels_check(labels), source=source,
                         candidates=shown, **languages)
         by_label = {j.candidate.strip(): list(j.errors) for j in out.judgments}
         errors = {i: by_label[labels[p]] for p, i in enumerate(order)}
@@ -99,6 +104,5 @@ class JointMQMJudge(Planned):
                            "candidates": len(candidates), "score": scores[n],
                            "errors": [e.model_dump() for e in call["errors"][index]]}
                           for n, call in enumerate(asked)]
-            judgments.append(dspy.Prediction(errors=asked[0]["errors"][index], score=sum(scores) / len(scores),
-                                             transcript=transcript, debates={}))
+            judgments.append(judged(sum(scores) / len(scores), asked[0]["errors"][index], transcript))
         return dspy.Prediction(judgments=judgments)

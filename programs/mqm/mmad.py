@@ -31,12 +31,14 @@ from __future__ import annotations
 
 import dspy
 
+from tribunal.core.mt_judgment import judged
 from tribunal.programs.answers.unusable import UnusableAnswer
 from tribunal.programs.fallbacks import Degradation, Fallback, stand_in
 from tribunal.programs.mqm.debate import DebateCase, DebateOutcome
 from tribunal.programs.mqm.debate_strategies import make_strategy
 from tribunal.programs.mqm.merging import merge_most_severe
 from tribunal.programs.mqm.minor_leaning import worth_debating
+from tribunal.programs.mqm.mmad_roles import CONSENSUS, COUPLED, DEBATE_JUDGE, DEFENDER, JUDGE, OPPOSER, REVIEWER
 from tribunal.programs.mqm.mmad_settings import MMADConfig
 from tribunal.programs.mqm.plans import Plan, Sub, Together, ask, run
 from tribunal.programs.mqm.planned import SegmentJudge
@@ -53,9 +55,9 @@ from tribunal.signatures.mqm.merging_judge import MergingJudgment
 
 # What stands in for a role that stays unusable after its re-asks, per stage (stage 1 has no fallback).
 FALLBACKS: dict[str, Fallback] = {
-    "stage2": Fallback(("defender", "opposer", "consensus", "reviewer", "debate_judge"),
+    "stage2": Fallback((DEFENDER, OPPOSER, CONSENSUS, REVIEWER, DEBATE_JUDGE),
                        "the dimension's stage-1 annotation (M-MAD without stage 2, for this dimension)"),
-    "stage3": Fallback(("judge",), "the dimension verdicts merged by the most-severe rule (one error per span, "
+    "stage3": Fallback((JUDGE,), "the dimension verdicts merged by the most-severe rule (one error per span, "
                                    "accuracy > fluency > terminology > style; M-MAD without its stage-3 judge)"),
 }
 
@@ -65,8 +67,9 @@ def _as_dimension(errors: list[DimensionError], dimension: str) -> list[Dimensio
 
 
 class MMAD(SegmentJudge):
-    """The M-MAD judge; ``forward`` returns ``errors``, ``score``, a ``transcript``, ``debates`` and
-    ``degraded`` (the fallbacks taken, as dicts of :class:`~tribunal.programs.fallbacks.Degradation`)."""
+    """The M-MAD judge; ``forward`` returns its judgment (:func:`~tribunal.core.mt_judgment.judged`): ``errors``,
+    ``score``, a ``transcript`` (each debate a ``stage2`` step with its rounds, consensus and how it was decided)
+    and ``degraded`` (the fallbacks taken, as dicts of :class:`~tribunal.programs.fallbacks.Degradation`)."""
 
     strict = False  # True: no fallback, an unusable role unscores the item (set by the runner, --strict)
 
@@ -95,12 +98,12 @@ class MMAD(SegmentJudge):
         found: dict[str, list[DimensionError]] = {}
         rationale: dict[str, str] = {}
         if "stage1" in self.config.ablate:
-            out = yield ask(self.lms, "coupled", "stage1", self.coupled, source=source, translation=translation, **langs)
+            out = yield ask(self.lms, COUPLED, "stage1", self.coupled, source=source, translation=translation, **langs)
             reason = getattr(out, "rationale", "") or ""
             for dimension in DIMENSIONS:
                 found[dimension] = [e for e in out.errors if e.dimension == dimension]
                 rationale[dimension] = reason
-            transcript.append({"stage": "stage1", "role": "coupled", "rationale": reason,
+            transcript.append({"stage": "stage1", "role": COUPLED, "rationale": reason,
                                "errors": [e.model_dump() for e in out.errors]})
             return found, rationale
         outs = yield Together([ask(self.lms, dimension, "stage1", getattr(self, dimension), source=source,
@@ -136,10 +139,10 @@ class MMAD(SegmentJudge):
         """:meth:`final_judgment` as a plan."""
         if self.config.judge == "most-fitting":
             merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
-            out = yield ask(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+            out = yield ask(self.lms, JUDGE, "stage3", self.judge, source=source, translation=translation,
                             verdicts=merged, **langs)
             return list(out.errors), {}
-        out = yield ask(self.lms, "judge", "stage3", self.judge, source=source, translation=translation,
+        out = yield ask(self.lms, JUDGE, "stage3", self.judge, source=source, translation=translation,
                         **{f"{d}_annotations": verdicts[d] for d in DIMENSIONS}, **langs)
         final = merge_most_severe(list(out.errors), translation)
         return final, {"analysis": out.analysis, "answered": [e.model_dump() for e in out.errors]}
@@ -150,14 +153,13 @@ class MMAD(SegmentJudge):
         transcript: list[dict] = []
         verdicts, rationale = yield from self.assessing(langs, source, translation, transcript)
         found = any(verdicts[d] for d in DIMENSIONS)
-        debates: dict[str, dict] = {}
         degraded: list[Degradation] = []
         if "stage2" not in self.config.ablate:
             cases = [DebateCase(source, translation, dimension, TOPICS[self.config.topic], verdicts[dimension],
                                 opening=rationale[dimension] if self.config.opening == "stage1" else None, **langs)
                      for dimension in DIMENSIONS if self.debated(verdicts[dimension])]  # no debate: no call
             outcomes = yield Together([self.arguing(case) for case in cases])
-            self.record_debates(cases, outcomes, verdicts, debates, degraded, transcript)
+            self.record_debates(cases, outcomes, verdicts, degraded, transcript)
         merged = [e for dimension in DIMENSIONS for e in verdicts[dimension]]
         policy = self.config.judge_policy
         if "stage3" in self.config.ablate:
@@ -165,7 +167,7 @@ class MMAD(SegmentJudge):
         elif (policy == "if-errors" and not merged) or (policy == "if-stage1-errors" and not found):
             final = []
             reason = "no errors left to judge" if policy == "if-errors" else "stage 1 found no error"
-            transcript.append({"stage": "stage3", "role": "judge", "skipped": reason})
+            transcript.append({"stage": "stage3", "role": JUDGE, "skipped": reason})
         else:
             try:
                 final, extra = yield from self.judging(langs, source, translation, verdicts)
@@ -173,26 +175,23 @@ class MMAD(SegmentJudge):
                 fallback = stand_in(FALLBACKS["stage3"], err, self.strict)
                 degraded.append(fallback)
                 final, extra = merge_most_severe(merged, translation), {"degraded": fallback.as_dict()}
-            transcript.append({"stage": "stage3", "role": "judge", **extra,
+            transcript.append({"stage": "stage3", "role": JUDGE, **extra,
                                "errors": [e.model_dump() for e in final]})
-        return dspy.Prediction(errors=final, score=wmt_mqm_score(final), transcript=transcript, debates=debates,
-                               degraded=[d.as_dict() for d in degraded])
+        return judged(wmt_mqm_score(final), final, transcript, [d.as_dict() for d in degraded])
 
     @staticmethod
-    def record_debates(cases: list, outcomes: list, verdicts: dict, debates: dict, degraded: list,
-                       transcript: list) -> None:
-        """Each debate's outcome into the verdicts and the transcript, or its fallback into ``degraded``."""
+    def record_debates(cases: list, outcomes: list, verdicts: dict, degraded: list, transcript: list) -> None:
+        """Each debate's outcome into the verdicts and the transcript (a ``stage2`` step: rounds, consensus,
+        decided_by, turns), or its fallback into ``degraded``."""
         for case, (outcome, fallback) in zip(cases, outcomes):
             dimension = case.dimension
             if fallback is not None:  # the stage-1 verdict stands for this dimension
                 degraded.append(fallback)
-                debates[dimension] = {"rounds": max((t["round"] for t in case.turns), default=0),
-                                      "consensus": None, "decided_by": "fallback"}
-                transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
+                transcript.append({"stage": "stage2", "dimension": dimension,
+                                   "rounds": max((t["round"] for t in case.turns), default=0),
+                                   "consensus": None, "decided_by": "fallback",
                                    "turns": case.turns, "degraded": fallback.as_dict()})
                 continue
             verdicts[dimension] = _as_dimension(outcome.errors, dimension)
-            debates[dimension] = {"rounds": outcome.rounds, "consensus": outcome.consensus,
-                                  "decided_by": outcome.decided_by}
-            transcript.append({"stage": "stage2", "dimension": dimension, **debates[dimension],
-                               "turns": case.turns})
+            transcript.append({"stage": "stage2", "dimension": dimension, "rounds": outcome.rounds,
+                               "consensus": outcome.consensus, "decided_by": outcome.decided_by, "turns": case.turns})

@@ -14,6 +14,7 @@ import dspy
 
 from tribunal.programs.mqm.debate import STAGE, DebateCase, DebateOutcome, register_strategy
 from tribunal.programs.mqm.minor_leaning import MinorLeaningDebaters
+from tribunal.programs.mqm.mmad_roles import DEFENDER, OPPOSER, REVIEWER
 from tribunal.programs.mqm.plans import Plan, ask
 from tribunal.programs.mqm.planned import Planned
 from tribunal.programs.mqm.roles import RoleLMs
@@ -40,11 +41,11 @@ class _ReviewedDebate(Planned):
             yield from self.debaters.speaking(case, round_)
             return
         for side in self.sides:
-            if side != "opposer" and round_ == 1 and case.opening is not None:
+            if side != OPPOSER and round_ == 1 and case.opening is not None:
                 case.add_turn(side, 1, case.opening, case.assessment, source="stage1")
                 continue
-            stance = "oppose" if side == "opposer" else "defend"
-            role = "opposer" if side == "opposer" else "defender"
+            stance = "oppose" if side == OPPOSER else "defend"
+            role = OPPOSER if side == OPPOSER else DEFENDER
             out = yield ask(self.lms, role, STAGE, self.predictor(side), stance=stance, **case.inputs())
             case.add_turn(side, round_, out.argument, out.position, agrees=bool(out.agrees))
 
@@ -53,7 +54,7 @@ class _ReviewedDebate(Planned):
         for round_ in range(1, self.rounds + 1):
             yield from self.speaking(case, round_)
             final = round_ == self.rounds
-            review = yield ask(self.lms, "reviewer", STAGE, self.reviewer, final_round=final, **case.inputs())
+            review = yield ask(self.lms, REVIEWER, STAGE, self.reviewer, final_round=final, **case.inputs())
             case.add_turn("reviewer", round_, review.questions or "decided", review.errors,
                           decided=bool(review.decided))
             if review.decided or final:

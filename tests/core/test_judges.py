@@ -48,7 +48,7 @@ def test_every_entry_builds_its_judge_and_names_what_exists(judge):
             every |= predictors(judge, judge.settings_model()(ablate=(switch,)))
     assert set(judge.label_functions()) <= every, judge.name
     groups = dict(judge.role_groups)
-    assert set(groups) <= set(judge.roles) and set(groups.values()) <= set(judge.roles)
+    assert set(groups) <= set(judge.role_names()) and set(groups.values()) <= set(judge.role_names())
 
 
 @pytest.mark.parametrize("judge", [j for j in JUDGES if j.fallbacks], ids=lambda j: j.name)
@@ -58,13 +58,13 @@ def test_a_fallback_stands_in_for_roles_of_its_own_judge(judge):
 
     fallbacks = load(judge.fallbacks)
     fallbacks = list(fallbacks.values()) if isinstance(fallbacks, dict) else [fallbacks]
-    assert fallbacks and all(isinstance(f, Fallback) and set(f.roles) <= set(judge.roles) for f in fallbacks)
+    assert fallbacks and all(isinstance(f, Fallback) and set(f.roles) <= set(judge.role_names()) for f in fallbacks)
 
 
 @pytest.mark.parametrize("name", MT)
 def test_every_mt_judge_has_its_config_section_roles_and_demo_plan(name):
     judge = JUDGES.get(name)
-    assert judge.roles, name
+    assert judge.role_names(), name
     config = EvaluateConfig(lp="zh-en", lm=LM, program=name)
     assert config.metric_name.startswith(judge.title) and config.judge is judge
     if judge.settings is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dspy
 import pytest
 
-from tribunal.core.mt_judgment import MTJudgment, MalformedJudgment, judgment_of, judgments_of
+from tribunal.core.mt_judgment import MTJudgment, MalformedJudgment, judged, judgment_of, judgments_of
 from tribunal.signatures.mqm.errors import DimensionError, GembaError
 
 
@@ -58,3 +58,40 @@ def test_a_joint_judge_gives_one_judgment_per_candidate():
 def test_a_judgment_passes_through_and_has_no_debates_field():
     judgment = MTJudgment(score=1.0)
     assert judgment_of(judgment) is judgment and "debates" not in MTJudgment.model_fields
+
+
+def test_judged_validates_a_programs_result_where_it_returns_it():
+    error = GembaError(span="x", category="fluency", subcategory="grammar", severity="minor")
+    prediction = judged(-1.0, [error], [{"stage": "gemba", "role": "gemba", "errors": [error.model_dump()]}])
+    assert isinstance(prediction, dspy.Prediction) and set(prediction.keys()) == {"score", "errors", "transcript"}
+    assert judgment_of(prediction).errors[0].model_dump() == error.model_dump()
+    with pytest.raises(MalformedJudgment, match="program result is not a judgment: score"):
+        judged("high", [], [])
+    with pytest.raises(MalformedJudgment, match="transcript.0.stage"):
+        judged(0.0, [], [{"role": "gemba"}])
+
+
+def _malformed_program(**inputs: object) -> dspy.Prediction:
+    return judged("high", [], [])  # raises where it returns, as a program's own bug would
+
+
+@pytest.mark.parametrize("result", [lambda: dspy.Prediction(score="high", errors=[]), _malformed_program])
+def test_a_malformed_result_is_unscored_with_its_reason_through_the_scorer(monkeypatch, result):
+    from tribunal.scorers import MQMJudge
+
+    monkeypatch.setattr(MQMJudge, "_predict", lambda self, *args: result())
+    feedback = MQMJudge(program="gemba-mqm", lm="openai/unused")(
+        inputs={"source": "Hallo", "source_lang": "German", "target_lang": "English"}, outputs="Hello")
+    assert feedback.value is None and feedback.error.error_message.startswith("unscored: malformed judgment:")
+
+
+@pytest.mark.parametrize("result", [lambda: dspy.Prediction(score="high", errors=[]), _malformed_program])
+def test_a_malformed_result_is_unscored_with_its_reason_through_the_optimizer_metric(result):
+    from tribunal.optimizers.dev_eval import evaluate_program
+    from tribunal.optimizers.mt_metric import MQMMetric
+
+    example = dspy.Example(source="Hallo", translation="Hello", gold_score=0.0, gold_errors=[]).with_inputs(
+        "source", "translation")
+    dev = evaluate_program(lambda **inputs: result(), [example], MQMMetric(), threads=1)
+    assert dev.scored == 0 and dev.unscored == 1 and dev.outcomes[0].score is None
+    assert dev.outcomes[0].reason.startswith("malformed judgment:") and "score" in dev.outcomes[0].reason

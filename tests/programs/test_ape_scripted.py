@@ -72,8 +72,8 @@ def test_only_errors_whose_post_edit_is_better_are_kept_and_scored():
     checks = [inputs for name, inputs in engine.calls if name == "PairwiseQuality"]
     assert all(c["translation_a"] == TRANSLATION for c in checks)  # A: the translation, B: its post-edit
     assert checks[0]["translation_b"] == "Die Katze [fixed] auf der Matte . <sass>"
-    verified = [t for t in out.transcript if t["stage"] == "verify"]
-    assert [(t["better"], t["kept"]) for t in verified] == [("B", True), ("A", False), ("B", True)]
+    verified = [t for t in out.transcript if t.stage == "verify"]
+    assert [(t.better, t.kept) for t in verified] == [("B", True), ("A", False), ("B", True)]
 
 
 def test_ape_scoring_weighs_critical_25_counts_every_error_and_caps_at_25():
@@ -136,7 +136,7 @@ def test_an_unreadable_verdict_keeps_the_error_unverified_and_marks_the_item_deg
     responder = script([MAJOR], verdicts={"sass": "[[ ## better ## ]]\nboth are fine\n\n[[ ## completed ## ]]"})
     out, _ = judge(responder)
     [fallback] = out.degraded
-    assert fallback["role"] == "verifier" and "asked 3 times" in fallback["reason"]  # 'both are fine' is no A/B
+    assert fallback.role == "verifier" and "asked 3 times" in fallback.reason  # 'both are fine' is no A/B
     assert [e.span for e in out.errors] == [MAJOR["span"]] and out.score == -5
     lm = dspy.LM("scripted/judge", engine=ScriptedEngine(responder), cache=False, num_retries=0)
     item = JudgeItem(key="k", source=SOURCE, translation=TRANSLATION)

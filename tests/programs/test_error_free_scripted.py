@@ -25,6 +25,6 @@ def test_one_call_and_the_verdict_as_a_score(verdict, score):
 
 def test_registry_entry():
     judge = JUDGES.get("error-free")
-    assert judge.kind == "mt" and judge.scale == "esa" and judge.roles == ("error_free",)
+    assert judge.kind == "mt" and judge.scale == "esa" and judge.role_names() == ("error_free",)
     assert not judge.marks_spans and dict(judge.answer_tokens) == {"error_free": 64}
     assert isinstance(judge.build(), ErrorFreeJudge)

@@ -46,7 +46,7 @@ def test_two_calls_spans_then_a_score_that_sees_them():
     assert score_inputs["source"] == SOURCE and score_inputs["translation"] == TRANSLATION
     assert [e.span for e in out.errors] == ["sass", " ."] and [e.severity for e in out.errors] == ["major", "minor"]
     assert out.score == 62 and out.scale == "esa"
-    assert [t["stage"] for t in out.transcript] == ["spans", "score"]
+    assert [t.stage for t in out.transcript] == ["spans", "score"]
 
 
 def test_a_clean_translation_still_costs_two_calls():

@@ -40,7 +40,7 @@ def test_judge_scores_its_gemba_call_the_v2_way(judging):
     inputs = dict(source="The cat.", translation="Die Katze.", source_lang="English", target_lang="German")
     out = judge(**inputs) if judging == "threads" else asyncio.run(judge.acall(**inputs))  # aforward: V2's score too
     assert engine.names() == ["GembaMQM"] and out.score == pytest.approx(-0.1)
-    assert JUDGES.get("gemba-mqm-v2").roles == ("gemba",)
+    assert JUDGES.get("gemba-mqm-v2").role_names() == ("gemba",)
 
 
 def test_preset_aggregates_ten_samples_by_dropping_the_outlier_then_rrwa():

@@ -38,7 +38,7 @@ def test_the_order_is_seeded_by_the_source_recorded_and_independent_of_the_arriv
     assert shown == [c["translation"] for c in engine.calls[1][1]["candidates"]]  # arrival order does not matter
     assert shown != sorted(CANDIDATES) or shown_order(7, SOURCE, 4) == [0, 1, 2, 3]
     for index, judged in enumerate(first.judgments):
-        step = judged.transcript[0]
+        step = judged.transcript[0].model_dump()
         assert shown[step["position"]] == CANDIDATES[index] and step["label"] == "ABCD"[step["position"]]
         assert step["order"] == [CANDIDATES.index(t) for t in shown]
         assert judged.score == (-5.0 if step["position"] == 0 else 0.0)
@@ -66,6 +66,6 @@ def test_an_answer_missing_a_candidate_is_unusable():
 
 def test_registry_entry():
     judge = JUDGES.get("joint-mqm")
-    assert judge.kind == "mt" and judge.together and judge.roles == ("joint",)
+    assert judge.kind == "mt" and judge.together and judge.role_names() == ("joint",)
     assert "1/N" in judge.calls.rule and judge.calls.fixed
     assert isinstance(judge.build(), JointMQMJudge)

@@ -12,6 +12,7 @@ import pytest
 
 from tests.support.mqm_fakes import identify, parse_fields
 from tests.support.scripted_lm import ScriptedEngine
+from tribunal.core.mt_judgment import MTJudgment
 from tribunal.programs.mqm.minor_leaning import REBUTTAL
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
 from tribunal.programs.mqm.roles import RoleLMs
@@ -101,7 +102,7 @@ def test_only_dimensions_with_a_major_error_or_non_translation_are_debated():
     assert names[:4] == list(GUIDED) and names[-1] == "MergingJudgment"
     assert names.count("AccuracyReexamination") == names.count("TerminologyReexamination") == 2
     assert "FluencyReexamination" not in names and "StyleReexamination" not in names
-    assert set(out.debates) == {"accuracy", "terminology"}
+    assert set(MTJudgment.of(out).debates) == {"accuracy", "terminology"}
     judged = recorder.of("MergingJudgment")[0][1]
     assert judged["fluency_annotations"] == [FLU | {"dimension": "fluency"}]  # undebated: as stage 1 found it
 
@@ -113,7 +114,7 @@ def test_the_opposer_opens_with_every_major_turned_to_minor_and_no_call_is_spent
     views = [inputs["debate"] for _, inputs in recorder.of("AccuracyReexamination")]
     defender, opposer = views  # round 1: A1 then A2; the openings cost no call
     assert defender.startswith("[round 0] you:") and opposer.startswith("[round 0] other agent:")
-    opening = next(t for t in out.transcript if t.get("dimension") == "accuracy")["turns"][:2]
+    opening = next(t for t in out.transcript if t.dimension == "accuracy").turns[:2]
     assert [(t["role"], t["round"]) for t in opening] == [("defender", 0), ("opposer", 0)]
     assert [e["severity"] for e in opening[0]["errors"]] == ["major", "minor"]  # the stage-1 annotations
     assert [e["severity"] for e in opening[1]["errors"]] == ["minor", "minor"]  # every major turned to minor
@@ -144,7 +145,7 @@ def test_consensus_is_a_separate_yes_no_check_after_every_round():
     assert all(set(c) == {"first_annotations", "second_annotations"} for c in checks)  # sees the two lists only
     assert checks[0]["first_annotations"][0]["severity"] == "major" and \
         checks[0]["second_annotations"][0]["severity"] == "minor"
-    assert out.debates["accuracy"] == {"rounds": 2, "consensus": True, "decided_by": "consensus check"}
+    assert MTJudgment.of(out).debates["accuracy"] == {"rounds": 2, "consensus": True, "decided_by": "consensus check"}
     assert out.score == -1  # the agreed (minor) annotations stand
 
 
@@ -152,7 +153,7 @@ def test_without_consensus_the_defenders_last_annotations_stand_after_r_rounds()
     recorder = Recorder({"accuracy": [ACC], "fluency": [], "style": [], "terminology": []}, agree_in_round=None)
     out, _ = run(recorder)
     assert recorder.names().count("AccuracyReexamination") == 6 and recorder.names().count("ConsensusCheck") == 3
-    assert out.debates["accuracy"]["consensus"] is False and out.debates["accuracy"]["rounds"] == 3
+    assert MTJudgment.of(out).debates["accuracy"]["consensus"] is False and MTJudgment.of(out).debates["accuracy"]["rounds"] == 3
     assert out.score == -5
 
 
@@ -197,7 +198,7 @@ def test_stage1_agents_share_the_mqm_guideline_and_style_has_only_awkward():
 def test_a_minor_only_segment_costs_no_debate_and_one_judge_call():
     recorder = Recorder({"accuracy": [], "fluency": [FLU], "style": [], "terminology": []})
     out, _ = run(recorder)
-    assert recorder.names() == [*GUIDED, "MergingJudgment"] and out.debates == {}
+    assert recorder.names() == [*GUIDED, "MergingJudgment"] and MTJudgment.of(out).debates == {}
     assert out.score == pytest.approx(-0.1)
 
 

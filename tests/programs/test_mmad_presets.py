@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from tests.support.mqm_fakes import ScriptedEngine, synthetic_judge
+from tribunal.core.mt_judgment import MTJudgment
 from tribunal.eval.mt.config import EvaluateConfig
 from tribunal.optimizers.program_settings import build_configured, program_config
 from tribunal.programs.lm import LMSettings
@@ -72,8 +73,8 @@ def calls_per_item(preset: str, translations: list[str]) -> list[tuple[int, dict
     for translation in translations:
         before = len(engine.calls)
         out = program(source="source", translation=translation, source_lang="English", target_lang="German")
-        found = any(t["errors"] for t in out.transcript if t["stage"] == "stage1")
-        rows.append((len(engine.calls) - before, {d: v["rounds"] for d, v in out.debates.items()}, found))
+        found = any(t.errors for t in out.transcript if t.stage == "stage1")
+        rows.append((len(engine.calls) - before, {d: v["rounds"] for d, v in MTJudgment.of(out).debates.items()}, found))
     return rows
 
 

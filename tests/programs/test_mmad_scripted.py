@@ -9,6 +9,7 @@ import dspy
 import pytest
 
 from tests.support.mqm_fakes import ScriptedEngine
+from tribunal.core.mt_judgment import MTJudgment
 from tribunal.programs.mqm.gemba import GembaMQMJudge
 from tribunal.programs.mqm.eaprompt import EAPromptJudge
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
@@ -62,7 +63,7 @@ def test_clean_segment_costs_four_calls_and_skips_the_judge():
 def test_consensus_in_round_one_costs_one_debate_call_per_debated_dimension():
     out, calls = run(lean(), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(True,)))
     assert calls == [*ASSESSORS, "DebateTurn", "FinalJudgment"]
-    assert out.debates["accuracy"] == {"rounds": 1, "consensus": True, "decided_by": "opposer conceded"}
+    assert MTJudgment.of(out).debates["accuracy"] == {"rounds": 1, "consensus": True, "decided_by": "opposer conceded"}
     assert [e.span for e in out.errors] == ["sass"] and out.score == -5
 
 
@@ -71,14 +72,14 @@ def test_defender_concession_in_round_two_takes_the_opposers_position():
                                           defender_agrees=(True,)))
     assert calls == [*ASSESSORS, "DebateTurn", "DebateTurn", "FinalJudgment"]
     assert out.errors[0].severity == "minor" and out.score == -1
-    assert out.debates["accuracy"]["decided_by"] == "defender conceded"
+    assert MTJudgment.of(out).debates["accuracy"]["decided_by"] == "defender conceded"
 
 
 def test_no_consensus_runs_all_rounds_and_the_stage1_side_stands():
     out, calls = run(lean(rounds=2), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
                                                   defender_agrees=(False,)))
     assert calls.count("DebateTurn") == 3  # A2 r1 (A1's opening is the stage-1 rationale), A1 r2, A2 r2
-    assert out.debates["accuracy"]["consensus"] is False and out.score == -5
+    assert MTJudgment.of(out).debates["accuracy"]["consensus"] is False and out.score == -5
 
 
 def test_debater_opening_and_separate_consensus_check_spend_the_calls_the_switches_name():
@@ -88,7 +89,7 @@ def test_debater_opening_and_separate_consensus_check_spend_the_calls_the_switch
                        ConsensusCheck=lambda inputs: checked.append(inputs) or {"consensus": True})
     out, calls = run(config, responder)
     assert calls == [*ASSESSORS, "DebateTurn", "DebateTurn", "ConsensusCheck", "FinalJudgment"]
-    assert out.debates["accuracy"]["decided_by"] == "consensus check"
+    assert MTJudgment.of(out).debates["accuracy"]["decided_by"] == "consensus check"
     assert checked[0]["first_annotations"][0]["severity"] == "major"  # the defender's position...
     assert checked[0]["second_annotations"][0]["severity"] == "minor"  # ... against the opposer's
     assert out.score == -5  # on consensus the defender's annotations stand
@@ -116,7 +117,7 @@ def test_review_strategies_stop_when_the_reviewer_decides(strategy, debaters):
     out, calls = run(lean(strategy=strategy), script({"AccuracyAssessment": [ACC]}, opposer_agrees=(False, False),
                                                           ReviewTurn=lambda _: reviews.pop(0)))
     assert calls.count("ReviewTurn") == 2 and calls.count("DebateTurn") == debaters
-    assert out.debates["accuracy"]["rounds"] == 2 and out.score == -5
+    assert MTJudgment.of(out).debates["accuracy"]["rounds"] == 2 and out.score == -5
 
 
 def test_ablation_without_stage1_uses_the_coupled_template():
@@ -127,7 +128,7 @@ def test_ablation_without_stage1_uses_the_coupled_template():
 
 def test_ablation_without_stage2_sends_stage1_verdicts_to_the_judge():
     out, calls = run(lean(ablate=("stage2",)), script({"AccuracyAssessment": [ACC]}))
-    assert calls == [*ASSESSORS, "FinalJudgment"] and out.debates == {}
+    assert calls == [*ASSESSORS, "FinalJudgment"] and MTJudgment.of(out).debates == {}
 
 
 def test_ablation_without_stage3_concatenates_the_debated_verdicts():

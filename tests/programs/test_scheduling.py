@@ -12,6 +12,7 @@ import dspy
 import pytest
 
 from tests.support.mqm_fakes import ScriptedEngine
+from tribunal.core.mt_judgment import MTJudgment
 from tribunal.programs.mqm.mmad import MMAD, MMADConfig
 from tribunal.programs.mqm.roles import RoleLMs
 from tribunal.core.scheduling import CallSlots, Scheduler, call_slot, fan_out, scheduled
@@ -131,8 +132,8 @@ def test_mmad_under_a_scheduler_runs_stage1_and_debates_concurrently_within_the_
     assert Counter(calls[:4]) == Counter(ASSESSORS)  # the same stage-1 calls, in any order
     assert calls[4:] == ["DebateTurn", "DebateTurn", "FinalJudgment"]
     assert peak == slot_peak == 4, "the four dimension agents overlap, no more than the slots allow"
-    stage1 = [t["role"] for t in out.transcript if t["stage"] == "stage1"]
-    stage2 = [t["dimension"] for t in out.transcript if t["stage"] == "stage2"]
+    stage1 = [t.role for t in out.transcript if t.stage == "stage1"]
+    stage2 = [t.dimension for t in out.transcript if t.stage == "stage2"]
     assert stage1 == list(DIMENSIONS) and stage2 == ["accuracy", "fluency"]
     assert out.score == pytest.approx(-5.1)
 
@@ -181,8 +182,8 @@ def test_paper_debaters_speak_at_once_under_a_scheduler():
     program = MMAD(MMADConfig(), RoleLMs(dspy.LM("scripted/judge", engine=engine, cache=False)))
     with ThreadPoolExecutor(8) as pool, scheduled(Scheduler(CallSlots(4), pool)):
         out = program(source=SOURCE, translation=translation, source_lang="English", target_lang="German")
-    assert "accuracy" in out.debates and state["peak"] >= 2  # A1 and A2 of a round overlap
-    turns = next(t for t in out.transcript if t.get("dimension") == "accuracy")["turns"]
+    assert "accuracy" in MTJudgment.of(out).debates and state["peak"] >= 2  # A1 and A2 of a round overlap
+    turns = next(t for t in out.transcript if t.dimension == "accuracy").turns
     assert [t["role"] for t in turns[:4]] == ["defender", "opposer", "defender", "opposer"]  # order kept
 
 

@@ -37,7 +37,8 @@ class StrictGembaJudge(GembaMQMJudge):
         return 2 * score if self.config.strictness == "high" else score
 
 
-STRICT = Judge("test-strict-gemba", f"{__name__}:StrictGembaJudge", "mt", "GEMBA-STRICT", roles=("gemba",),
+STRICT = Judge("test-strict-gemba", f"{__name__}:StrictGembaJudge", "mt", "GEMBA-STRICT",
+               roles="tribunal.programs.mqm.gemba:ROLES",
                settings=Settings(f"{__name__}:StrictSettings", "strict"), answer_tokens=(("gemba", 512),),
                labels="tribunal.programs.mqm.labels:GEMBA_LABELS")
 

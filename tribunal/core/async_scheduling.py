@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, AsyncIterator, Awaitable, Callable, Sequence
+from typing import AsyncIterator, Awaitable, Callable, Sequence, TypeVar
 
 from tribunal.core.scheduling import current_scheduler, deferred_stage, slot_plan
+
+Result = TypeVar("Result")
 
 
 @contextlib.asynccontextmanager
@@ -48,7 +50,7 @@ async def arequest_slot() -> AsyncIterator[None]:
         yield
 
 
-async def afan_out(calls: Sequence[Callable[[], Awaitable[Any]]]) -> list[Any]:
+async def afan_out(calls: Sequence[Callable[[], Awaitable[Result]]]) -> list[Result]:
     """The results of ``calls`` (coroutine functions), in order, run concurrently as tasks.
 
     Each task runs in a copy of the caller's context (as each fanned-out thread does). Every call is
@@ -70,4 +72,4 @@ async def afan_out(calls: Sequence[Callable[[], Awaitable[Any]]]) -> list[Any]:
     for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
-    return list(outcomes)
+    return [outcome for outcome in outcomes if not isinstance(outcome, BaseException)]

@@ -10,7 +10,7 @@ one label per demand.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -67,7 +67,7 @@ class RunRecord(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _upgrade_slot_record(cls, data: Any) -> Any:
+    def _upgrade_slot_record(cls, data: object) -> object:
         """Records from before lineages held one hypothesis per slot and a flat list of demands."""
         if not isinstance(data, dict) or "hypotheses" not in data:
             return data

@@ -8,15 +8,13 @@ setting never silently does nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic_core import PydanticCustomError
 
 from tribunal.core.judge_settings import JudgeSettings
 from tribunal.core.judges import JUDGES, Judge
 
 
-def sections_read(data: Any) -> Any:
+def sections_read(data: object) -> object:
     """``data`` (a run's raw values) with the chosen judge's section moved to ``settings``.
 
     Raises a one-line error for a section of another judge (or settings for a judge without any).
@@ -44,7 +42,7 @@ def _its_section(judge: Judge) -> str:
     return f"its settings: [{judge.settings.section}]" if judge.settings else "it takes no settings"
 
 
-def judge_settings(judge: Judge | None, value: Any) -> JudgeSettings | None:
+def judge_settings(judge: Judge | None, value: object) -> JudgeSettings | None:
     """``value`` (a dict, a settings model or None) as ``judge``'s settings model; None for a judge without."""
     if judge is None:
         return None  # the program's own validation names the judges

@@ -20,9 +20,7 @@ and signed by one ``ablate`` field. A model overriding these keeps names and sig
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 
 class JudgeSettings(BaseModel):
@@ -42,7 +40,7 @@ class JudgeSettings(BaseModel):
         """Words a run name adds after the metric name (none by default: the metric name tells)."""
         return []
 
-    def tracked_params(self, section: str) -> dict[str, Any]:
+    def tracked_params(self, section: str) -> dict[str, JsonValue]:
         """The MLflow parameters: ``<section>.<setting>`` for each setting (lists joined with ``,``)."""
         return {f"{section}.{k}": ",".join(map(str, v)) if isinstance(v, (tuple, list)) else v
                 for k, v in self.model_dump().items()}
@@ -65,7 +63,7 @@ class Ablations(JudgeSettings):
         """One ``ablate`` field: the steps left out, ``none`` for none."""
         return {"ablate": ",".join(self.ablate) or "none"}
 
-    def tracked_params(self, section: str) -> dict[str, Any]:
+    def tracked_params(self, section: str) -> dict[str, JsonValue]:
         """One ``ablate`` parameter, as the signature writes it."""
         return {"ablate": ",".join(self.ablate) or "none"}
 
@@ -86,6 +84,6 @@ def name_part(key: str, value: str) -> str:
     return {"True": key, "False": f"no-{key}"}.get(value, f"{key}{value}").replace("_", "")
 
 
-def flat(value: Any) -> str:
+def flat(value: object) -> str:
     """A setting's value as one string (a list joined with ``+``)."""
     return "+".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -16,16 +16,28 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Iterator, Literal
+from typing import TYPE_CHECKING, Annotated, Callable, Iterator, Literal, TypeVar, cast
 
 from pydantic import AfterValidator
 from pydantic_core import PydanticCustomError
+
+from tribunal.core.demo_plan import DemoPlan, LabelFunction
+
+if TYPE_CHECKING:  # the types of what the paths name: nothing above this layer is imported
+    import dspy
+
+    from tribunal.core.judge_settings import JudgeSettings
+    from tribunal.programs.mqm.roles import RoleLMs
+    from tribunal.programs.mqm.segment_inputs import SegmentInputs
 
 Kind = Literal["mt", "equiv"]
 Scale = Literal["mqm", "esa"]
 
 
-def load(target: str | Any) -> Any:
+Loaded = TypeVar("Loaded")
+
+
+def load(target: str | Loaded) -> Loaded | object:
     """The object a ``"module:attribute"`` path names (anything else is returned as it is)."""
     if not isinstance(target, str):
         return target
@@ -76,7 +88,7 @@ class Judge:
     """One judge, declared once (see the module docstring)."""
 
     name: str
-    builder: str | Callable[..., Any]
+    builder: str | Callable[..., dspy.Module]
     """``"module:attribute"`` of the ``dspy.Module`` class (or a factory) building a fresh, untuned judge."""
     kind: Kind | None = None
     """What it judges: ``mt`` (an MQM annotation of a translation) or ``equiv`` (a pair of hypotheses);
@@ -86,8 +98,10 @@ class Judge:
     scale: Scale = "mqm"
     """The scale of its score: ``mqm`` (penalties, 0 best) or ``esa`` (GEMBA-ESA's 0-100)."""
     settings: Settings | None = None
-    roles: tuple[str, ...] = ()
-    """The roles its LM calls are made as (each may run on its own LM, ``--role-lm ROLE=MODEL``)."""
+    roles: str | tuple[str, ...] = ()
+    """``"module:attribute"`` of the role names its program declares (its ``ROLES``: the roles its LM calls are
+    made as, each of which may run on its own LM, ``--role-lm ROLE=MODEL``), or the names themselves (a test
+    judge); read through :meth:`role_names`."""
     role_groups: tuple[tuple[str, str], ...] = ()
     """``(role, group)``: a role without its own LM falls back to its group's, then to the default LM."""
     answer_tokens: tuple[tuple[str, int], ...] = ()
@@ -126,15 +140,20 @@ class Judge:
         """The display name (``name`` when none is declared)."""
         return self.display or self.name
 
-    def factory(self) -> Callable[..., Any]:
+    def role_names(self) -> tuple[str, ...]:
+        """The roles its program declares (imported on first use, as the builder is)."""
+        return tuple(cast("tuple[str, ...]", load(self.roles))) if self.roles else ()
+
+    def factory(self) -> Callable[..., dspy.Module]:
         """The builder (imported on first use)."""
-        return load(self.builder)
+        return cast("Callable[..., dspy.Module]", load(self.builder))
 
-    def settings_model(self) -> Any:
+    def settings_model(self) -> type[JudgeSettings] | None:
         """The pydantic class of its settings, None for a judge without."""
-        return load(self.settings.model) if self.settings else None
+        return cast("type[JudgeSettings]", load(self.settings.model)) if self.settings else None
 
-    def build(self, settings: Any = None, lms: Any = None, **keywords: Any) -> Any:
+    def build(self, settings: JudgeSettings | None = None, lms: RoleLMs | None = None,
+              **keywords: object) -> dspy.Module:
         """A fresh program: ``settings`` (its model; None: the defaults) and ``lms`` (role LMs) when given."""
         if self.settings is not None and settings is not None:
             keywords[self.settings.keyword] = settings
@@ -142,15 +161,15 @@ class Judge:
             keywords["lms"] = lms
         return self.factory()(**keywords)
 
-    def label_functions(self) -> dict[str, Any]:
+    def label_functions(self) -> dict[str, LabelFunction]:
         """``{predictor: label}`` (empty for a judge without labelled demos)."""
-        return dict(load(self.labels)) if self.labels else {}
+        return dict(cast("dict[str, LabelFunction]", load(self.labels))) if self.labels else {}
 
-    def demo_plan(self) -> Any:
+    def demo_plan(self) -> DemoPlan | None:
         """Its default demo plan, None for a zero-shot judge."""
-        return load(self.demos) if self.demos else None
+        return cast(DemoPlan, load(self.demos)) if self.demos else None
 
-    def spans_marked(self, settings: Any = None) -> bool:
+    def spans_marked(self, settings: JudgeSettings | None = None) -> bool:
         """Whether this judge with ``settings`` outputs error spans."""
         ablated = self.spans_switch is not None and self.spans_switch in getattr(settings, "ablate", ())
         return self.marks_spans and not ablated
@@ -227,7 +246,7 @@ class JudgeRegistry:
         """Every role of every judge, each once, groups included, in declaration order."""
         seen: dict[str, None] = {}
         for judge in self:
-            for role in judge.roles:
+            for role in judge.role_names():
                 seen.setdefault(role)
         return tuple(seen)
 
@@ -266,8 +285,7 @@ _MMAD_FLAGS = (
 JUDGES = JudgeRegistry([
     Judge("mmad", f"{_MQM}.mmad:MMAD", "mt", "M-MAD", default=True,
           settings=Settings(f"{_MQM}.mmad_settings:MMADConfig", "mmad"), aliases=_MMAD_FLAGS,
-          roles=(*_DIMENSIONS, "assessor", "coupled", "defender", "opposer", "debater", "consensus", "reviewer",
-                 "debate_judge", "judge"),
+          roles=f"{_MQM}.mmad_roles:ROLES",
           role_groups=(*((d, "assessor") for d in _DIMENSIONS), ("defender", "debater"), ("opposer", "debater")),
           answer_tokens=(*((d, 512) for d in _DIMENSIONS), ("coupled", 768), ("defender", 768), ("opposer", 768),
                          ("consensus", 128), ("reviewer", 512), ("debate_judge", 512), ("judge", 768)),
@@ -278,34 +296,35 @@ JUDGES = JudgeRegistry([
                       "debater calls plus the consensus check (paper) or until the debaters agree (lean), up to "
                       "--rounds rounds; the final judge unless its policy skips it (paper: no stage-1 error)",
                       fixed=False)),
-    Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=("gemba",),
+    Judge("gemba-mqm", f"{_MQM}.gemba:GembaMQMJudge", "mt", "GEMBA-MQM", roles=f"{_MQM}.gemba:ROLES",
           answer_tokens=(("gemba", 512),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:GEMBA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS"),
-    Judge("gemba-mqm-v2", f"{_MQM}.gemba_v2:GembaMQMV2Judge", "mt", "GEMBA-MQM-V2", roles=("gemba",),
+    Judge("gemba-mqm-v2", f"{_MQM}.gemba_v2:GembaMQMV2Judge", "mt", "GEMBA-MQM-V2", roles=f"{_MQM}.gemba:ROLES",
           answer_tokens=(("gemba", 512),), labels=f"{_MQM}.labels:GEMBA_LABELS",
           demos=f"{_MQM}.baseline_demos:GEMBA_MQM_DEMOS",
           calls=Calls("1 call per item and sample (the published preset: --samples 10 --combine gemba-v2)")),
-    Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=("eaprompt",),
+    Judge("eaprompt", f"{_MQM}.eaprompt:EAPromptJudge", "mt", "EAPrompt", roles=f"{_MQM}.eaprompt:ROLES",
           answer_tokens=(("eaprompt", 768),),
           calls=Calls("1 call per item"), labels=f"{_MQM}.labels:EAPROMPT_LABELS", marks_spans=False),
     Judge("gemba-esa", f"{_MQM}.esa:GembaESAJudge", "mt", "GEMBA-ESA", scale="esa",
           settings=Settings(f"{_MQM}.esa:ESAConfig", "esa"), aliases=(_ablate("spans (gemba-esa)"),),
-          roles=("evaluator", "scorer"), stages=(("spans", 1), ("score", 0)),
+          roles=f"{_MQM}.esa:ROLES", stages=(("spans", 1), ("score", 0)),
           answer_tokens=(("evaluator", 512), ("scorer", 128)),
           calls=Calls("2 calls per item: the error spans, then the score (1 without the span step)"),
           labels=f"{_MQM}.labels:ESA_LABELS", demos=f"{_MQM}.baseline_demos:GEMBA_ESA_DEMOS", spans_switch="spans"),
     Judge("mqm-ape", f"{_MQM}.ape:MQMAPEJudge", "mt", "MQM-APE",
           settings=Settings(f"{_MQM}.ape:APEConfig", "ape"), aliases=(_ablate("verifier (mqm-ape)"),),
           stages=(("evaluate", 2), ("post_edit", 1), ("verify", 0)),
-          roles=("evaluator", "post_editor", "verifier"),
+          roles=f"{_MQM}.ape:ROLES",
           answer_tokens=(("evaluator", 512), ("post_editor", 512), ("verifier", 128)),
           calls=Calls("1 evaluator call, then per error found a post-edit and (unless ablated) its verification; "
                       "the high end counts 3 errors an item", fixed=False), fallbacks=f"{_MQM}.ape:FALLBACK",
           labels=f"{_MQM}.labels:APE_LABELS", demos=f"{_MQM}.baseline_demos:MQM_APE_DEMOS"),
-    Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa", roles=("error_free",),
+    Judge("error-free", f"{_MQM}.error_free:ErrorFreeJudge", "mt", "ErrorFree", scale="esa",
+          roles=f"{_MQM}.error_free:ROLES",
           answer_tokens=(("error_free", 64),), calls=Calls("1 call per item"), marks_spans=False,
           labels=f"{_MQM}.labels:ERROR_FREE_LABELS"),
-    Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=("joint",),
+    Judge("joint-mqm", f"{_MQM}.joint:JointMQMJudge", "mt", "Joint-MQM", roles=f"{_MQM}.joint:ROLES",
           settings=Settings(f"{_MQM}.joint:JointConfig", "joint"), answer_tokens=(("joint", 1024),), together=True,
           labels=f"{_MQM}.labels:JOINT_LABELS",
           calls=Calls("1 call per source segment for all its candidates (2 with joint.orders=2): 1/N (2/N) calls "
@@ -317,10 +336,12 @@ JUDGES = JudgeRegistry([
 """The shipped judges."""
 
 
-def build_judge(name: str, settings: Any = None, lms: Any = None, segment: Any = None, **keywords: Any) -> Any:
+def build_judge(name: str, settings: JudgeSettings | None = None, lms: RoleLMs | None = None,
+                segment: SegmentInputs | None = None, **keywords: object) -> dspy.Module:
     """A fresh, untuned program of judge ``name``: its settings model (None: the defaults), role LMs,
     segment inputs (a ``SegmentInputs``, MT judges) and further constructor keywords."""
-    with_segment_inputs = load(_SEGMENT_INPUTS)  # by path, as the builders: core imports nothing above it
+    with_segment_inputs = cast("Callable[[dspy.Module, SegmentInputs | None], dspy.Module]",
+                               load(_SEGMENT_INPUTS))  # by path, as the builders: core imports nothing above it
     return with_segment_inputs(JUDGES.get(name).build(settings, lms, **keywords), segment)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -15,7 +15,7 @@ class Vote(BaseModel):
     order: Literal["ab", "ba"]
     same: bool | None
     score: float | None = None
-    detail: dict[str, Any] = {}
+    detail: dict[str, object] = {}  # what the rule recorded beside its verdict (a chain rule's evidence, an LM's reasoning)
     error: str | None = None
 
 

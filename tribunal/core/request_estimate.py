@@ -8,10 +8,8 @@ tokens-per-minute bucket, corrected once the answer reports its usage.
 
 from __future__ import annotations
 
-from typing import Any
-
 import dspy
-from dspy.clients.execution import IGNORED_CACHE_KEYS
+from dspy.clients.execution import IGNORED_CACHE_KEYS, PreparedCall
 
 
 def prompt_token_estimate(text: str) -> int:
@@ -20,7 +18,7 @@ def prompt_token_estimate(text: str) -> int:
     return (ascii_chars + 3) // 4 + (len(text) - ascii_chars) + 8  # + the chat template's few tokens
 
 
-def prompt_text(call: Any) -> str:
+def prompt_text(call: PreparedCall) -> str:
     """The text of a prepared DSPy call's messages (or its prompt), joined by newlines."""
     messages = getattr(call, "messages", None) or (getattr(call, "legacy", None) or {}).get("messages")
     if not messages:
@@ -32,7 +30,7 @@ def prompt_text(call: Any) -> str:
     return "\n".join(parts)
 
 
-def answered_by_cache(lm: Any, call: Any) -> bool:
+def answered_by_cache(lm: dspy.BaseLM, call: PreparedCall) -> bool:
     """Whether DSPy's response cache holds this request's answer (then it costs nothing and is not sent)."""
     if not getattr(call, "cache", False):
         return False

@@ -14,9 +14,8 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
 SUMMARY_FORMAT = "tribunal.run-summary/1"
 SUMMARY_FILE = "summary.json"
@@ -101,11 +100,11 @@ class RunSummary(BaseModel):
     """None, or the cap that stopped the run (``--max-cost 0.5``, ``--max-calls 100``)."""
     cap: CapStatus | None = None
     outputs: dict[str, str] = Field(default_factory=dict)
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, JsonValue] = Field(default_factory=dict)
 
     @field_validator("meta", "spans", mode="before")
     @classmethod
-    def _finite(cls, values: Any) -> Any:
+    def _finite(cls, values: object) -> object:
         """NaN and infinities (undefined figures) are stored as None."""
         if not isinstance(values, dict):
             return values
@@ -113,11 +112,11 @@ class RunSummary(BaseModel):
 
     @field_validator("details", mode="before")
     @classmethod
-    def _finite_details(cls, values: Any) -> Any:
+    def _finite_details(cls, values: object) -> object:
         return strict_json(values)
 
 
-def strict_json(value: Any) -> Any:
+def strict_json(value: object) -> object:
     """``value`` with every NaN or infinite float replaced by None, in nested dicts and lists."""
     if isinstance(value, float) and not math.isfinite(value):
         return None

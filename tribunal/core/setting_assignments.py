@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable, Mapping
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -31,12 +31,12 @@ def parse_assignments(items: Iterable[str], flag: str = "-S") -> dict[str, str]:
     return values
 
 
-def is_list(annotation: Any) -> bool:
+def is_list(annotation: object) -> bool:
     """Whether a setting holds several values (a tuple or list field)."""
     return typing.get_origin(annotation) in (tuple, list)
 
 
-def judge_values(judge: Judge, values: dict[str, Any], flag: str = "-S") -> dict[str, Any]:
+def judge_values(judge: Judge, values: Mapping[str, object], flag: str = "-S") -> dict[str, object]:
     """``values`` checked against ``judge``'s settings: list settings split at commas; a one-line UserError for
     a name the judge does not have (naming its settings) or any value for a judge without settings."""
     if not values:
@@ -53,7 +53,7 @@ def judge_values(judge: Judge, values: dict[str, Any], flag: str = "-S") -> dict
     return {key: _typed(fields[key].annotation, value) for key, value in values.items()}
 
 
-def _typed(annotation: Any, value: Any) -> Any:
+def _typed(annotation: object, value: object) -> object:
     """A command-line string as its setting's type takes it: a list split at commas, a number or flag read as
     JSON where the type wants one (``orders=2`` for ``Literal[1, 2]``); left as given when neither fits (the
     settings model then says what is wrong)."""
@@ -92,7 +92,7 @@ def settings_info(judge: Judge) -> list[SettingInfo]:
                         field.description or "") for name, field in model.model_fields.items()]
 
 
-def type_name(annotation: Any) -> str:
+def type_name(annotation: object) -> str:
     """A field's type as a reader writes it: ``paper | lean``, ``int``, ``list of stage1 | stage2``."""
     if typing.get_origin(annotation) is typing.Literal:
         return " | ".join(str(value) for value in typing.get_args(annotation))
@@ -104,7 +104,7 @@ def type_name(annotation: Any) -> str:
     return str(annotation).replace("typing.", "")
 
 
-def _default(value: Any) -> str:
+def _default(value: object) -> str:
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value)) or "(none)"
     return str(value)

@@ -10,22 +10,29 @@ a call waiting for a slot reserves nothing. An LM without a gate is unchanged.
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    import dspy
+    from dspy.clients.call_result import CallResult
+    from dspy.clients.execution import PreparedCall
 
 GATE_ATTRIBUTE = "tribunal_spending_gate"
+
+LM = TypeVar("LM", bound="dspy.BaseLM | None")
 
 
 class SpendingGate(Protocol):
     """What a cap does around one LM request."""
 
-    def admit(self, lm: Any, call: Any) -> Any:
+    def admit(self, lm: dspy.BaseLM, call: PreparedCall) -> object:
         """A reservation for the request ``call`` of ``lm`` (DSPy's prepared call); raises when over a cap."""
 
-    def settle(self, reservation: Any, result: Any) -> None:
+    def settle(self, reservation: object, result: CallResult | None) -> None:
         """The request ended: ``result`` (DSPy's call result) or None when it failed."""
 
 
-def set_gate(lm: Any, gate: SpendingGate | None) -> Any:
+def set_gate(lm: LM, gate: SpendingGate | None) -> LM:
     """Give ``lm`` (a tribunal LM) the ``gate`` its requests pass through (None: none); returns ``lm``."""
     if lm is not None:
         setattr(lm, GATE_ATTRIBUTE, gate)
@@ -33,7 +40,7 @@ def set_gate(lm: Any, gate: SpendingGate | None) -> Any:
 
 
 @contextlib.contextmanager
-def gated(lm: Any, call: Any) -> Iterator[Callable[[Any], None]]:
+def gated(lm: dspy.BaseLM, call: PreparedCall) -> Iterator[Callable[[CallResult | None], None]]:
     """Around one request of ``lm``: yields ``settle(result)``; a request that raises settles as failed."""
     gate = getattr(lm, GATE_ATTRIBUTE, None)
     if gate is None:
@@ -42,7 +49,7 @@ def gated(lm: Any, call: Any) -> Iterator[Callable[[Any], None]]:
     reservation = gate.admit(lm, call)
     settled = []
 
-    def settle(result: Any) -> None:
+    def settle(result: CallResult | None) -> None:
         settled.append(True)
         gate.settle(reservation, result)
 
