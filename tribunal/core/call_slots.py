@@ -20,11 +20,15 @@ import contextlib
 import heapq
 import itertools
 import threading
-from typing import Any, AsyncIterator, Iterator
+from typing import AsyncIterator, Iterator, Union
 
 from tribunal.core.run_context import current, reset, setter
 
 _SET_SLOT = setter("call_slot")
+Waker = Union[threading.Event, "asyncio.Future[None]"]
+"""What a waiter is woken by: an event (a thread waits) or a future (a coroutine awaits)."""
+Waiter = tuple[float, int, Waker, list[int | None]]
+"""A waiter's entry: ``(priority, arrival, waker, [slot handed to it])``, ordered by the first two."""
 _FIRST_NUMBERS = itertools.count(0, 1 << 20)  # each CallSlots numbers its slots from its own start
 
 
@@ -54,7 +58,7 @@ class _SlotBook:
         self._busy = 0
         first = next(_FIRST_NUMBERS)
         self._free = list(range(first + size - 1, first - 1, -1))  # slot numbers not held; popped from the end
-        self._waiters: list[tuple[float, int, Any, list]] = []
+        self._waiters: list[Waiter] = []
         self._arrival = itertools.count()
 
     def _take(self) -> tuple[bool, int | None]:
@@ -65,16 +69,16 @@ class _SlotBook:
             return True, self._free.pop() if self._free else None
         return False, None
 
-    def _queue(self, priority: float, waker: Any) -> tuple[float, int, Any, list]:
-        entry = (priority, next(self._arrival), waker, [None])
+    def _queue(self, priority: float, waker: Waker) -> Waiter:
+        entry: Waiter = (priority, next(self._arrival), waker, [None])
         heapq.heappush(self._waiters, entry)
         return entry
 
-    def _withdraw(self, entry: tuple) -> None:
+    def _withdraw(self, entry: Waiter) -> None:
         self._waiters.remove(entry)
         heapq.heapify(self._waiters)
 
-    def _give_back(self, slot: int | None) -> tuple | None:
+    def _give_back(self, slot: int | None) -> Waiter | None:
         """Free ``slot``; the waiter it is handed to (to wake), if any (no barging by new arrivals)."""
         if self._waiters:
             waiter = heapq.heappop(self._waiters)  # busy count unchanged
