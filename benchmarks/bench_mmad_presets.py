@@ -44,9 +44,9 @@ def report(preset: str, result) -> None:
     for record in result.results.values():
         if record.status != "scored":
             continue
-        calls = sum(v for k, v in record.usage.get("calls", {}).items() if "/" not in k)
+        calls = sum(v for k, v in record.usage.calls.items() if "/" not in k)
         rounds = {d: v["rounds"] for d, v in record.debates.items()}
-        found = any(t["errors"] for t in record.transcript if t.get("stage") == "stage1") \
+        found = any(t.errors for t in record.transcript if t.stage == "stage1") \
             if preset == "paper" else None  # lean: the original holding the same debates (cost.py)
         ours, original, scored = ours + calls, original + original_mmad_calls(rounds, found), scored + 1
     summary = result.summary

@@ -88,7 +88,7 @@ def run(api_base: str, args, out: Path, opening: str):
 def chain(record, opening: str) -> int:
     """Sequential LM calls of one consensus-strategy item: stage 1, its longest debate, the judge."""
     debate = max((2 * d["rounds"] - (1 if opening == "stage1" else 0) for d in record.debates.values()), default=0)
-    judged = any(t.get("stage") == "stage3" and "skipped" not in t for t in record.transcript)
+    judged = any(t.stage == "stage3" and "skipped" not in (t.model_extra or {}) for t in record.transcript)
     return 1 + debate + (1 if judged else 0)
 
 
@@ -106,7 +106,7 @@ def report(result, cpu: float, args, label: str, opening: str, load: tuple[float
     for record in result.results.values():
         if record.status != "scored":
             continue
-        n = sum(v for k, v in record.usage.get("calls", {}).items() if "/" not in k)
+        n = sum(v for k, v in record.usage.calls.items() if "/" not in k)
         rounds = {d: v["rounds"] for d, v in record.debates.items()}
         orig = original_mmad_calls(rounds)
         ours, original = ours + n, original + orig
