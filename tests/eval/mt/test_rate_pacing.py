@@ -81,8 +81,12 @@ def test_a_429s_retry_after_pauses_the_other_items_requests(tmp_path):
     def fault(number, _name, _inputs):
         return "429" if number == 0 else None
 
-    with loopback_server(synthetic_judge, fault, latency=0.2,
-                         headers=lambda n: {"Retry-After": "1"} if n == 0 else {}) as (api_base, state):
+    def headers(number: int) -> dict[str, str]:
+        if number == 1:  # the other item's first answer leaves 0.15 s after the 429: its next request is sent
+            time.sleep(0.15)  # after the client read the 429 (not raced against the 429's parsing on a busy loop)
+        return {"Retry-After": "1"} if number == 0 else {}
+
+    with loopback_server(synthetic_judge, fault, latency=0.2, headers=headers) as (api_base, state):
         result, _ = _run(api_base, tmp_path, items=4, concurrency=2)
     assert result.summary["scored"] == 4
     intervals = sorted(state.intervals)
